@@ -1,0 +1,56 @@
+# Finds every third-party dependency of tunekit. Each comes from a Debian
+# package; a missing one stops configuration with the package to install.
+include_guard(GLOBAL)
+
+find_package(PkgConfig QUIET)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "tunekit: pkg-config not found. Install the Debian package 'pkg-config' (or run scripts/bootstrap).")
+endif()
+
+function(_tunekit_missing what package)
+  message(FATAL_ERROR "tunekit: ${what} not found. Install the Debian package '${package}' (or run scripts/bootstrap).")
+endfunction()
+
+macro(_tunekit_find_config name target package)
+  find_package(${name} CONFIG QUIET)
+  if(NOT TARGET ${target})
+    _tunekit_missing(${name} ${package})
+  endif()
+endmacro()
+
+macro(_tunekit_find_pkgconfig module target package)
+  pkg_check_modules(${target} QUIET IMPORTED_TARGET GLOBAL ${module})
+  if(NOT ${target}_FOUND)
+    _tunekit_missing(${module} ${package})
+  endif()
+endmacro()
+
+_tunekit_find_config(tomlplusplus tomlplusplus::tomlplusplus libtomlplusplus-dev)
+_tunekit_find_config(nlohmann_json nlohmann_json::nlohmann_json nlohmann-json3-dev)
+_tunekit_find_config(CLI11 CLI11::CLI11 libcli11-dev)
+_tunekit_find_config(fmt fmt::fmt libfmt-dev)
+_tunekit_find_config(spdlog spdlog::spdlog libspdlog-dev)
+
+# xxHash, cpuinfo and hwloc ship pkg-config files; Debian's CMake config for
+# cpuinfo is broken, so pkg-config is the reliable way for all three.
+_tunekit_find_pkgconfig(libxxhash tunekit_xxhash libxxhash-dev)
+_tunekit_find_pkgconfig(libcpuinfo tunekit_cpuinfo libcpuinfo-dev)
+_tunekit_find_pkgconfig(hwloc tunekit_hwloc libhwloc-dev)
+_tunekit_find_pkgconfig(openblas tunekit_openblas libopenblas-dev)
+
+find_package(OpenMP QUIET COMPONENTS CXX)
+if(NOT OpenMP_CXX_FOUND)
+  _tunekit_missing(OpenMP "libgomp1 (GCC) or libomp-dev (Clang)")
+endif()
+
+find_package(Threads REQUIRED)
+
+if(TUNEKIT_BUILD_TESTS)
+  _tunekit_find_config(GTest GTest::gtest libgtest-dev)
+  if(NOT TARGET GTest::gmock)
+    _tunekit_missing(GoogleMock libgmock-dev)
+  endif()
+endif()
+if(TUNEKIT_BUILD_BENCHMARKS)
+  _tunekit_find_config(benchmark benchmark::benchmark libbenchmark-dev)
+endif()
