@@ -1,1 +1,31 @@
-int main() { return 0; }
+// The tunekit command-line tool. Exit codes: 0 success, 1 a tuning failure,
+// 2 bad usage or bad input.
+#include <CLI/CLI.hpp>
+
+#include "describe_command.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/core/version.hpp"
+
+int main(int argc, char** argv) {
+  tunekit::log::apply_environment();
+  CLI::App app{"tunekit: tunes compute kernels and graph engines for this machine", "tunekit"};
+  app.set_version_flag("--version", tunekit::kVersion);
+  app.require_subcommand(1);
+
+  int exit_code = 0;
+  tunekit::cli::add_describe_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  return exit_code;
+}
