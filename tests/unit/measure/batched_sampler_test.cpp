@@ -33,6 +33,7 @@ struct SimulatedDevice {
   double pending = 0.0;
   std::int64_t executions = 0;
   std::int64_t fail_at_execution = -1;  // 1-based count at which the action fails
+  double first_execution_extra = 0.0;    // a cold first run: extra seconds once
   int syncs = 0;
   int clock_reads = 0;
 
@@ -45,7 +46,7 @@ struct SimulatedDevice {
   BatchedSampler::Action action() {
     return [this]() -> Error {
       if (++executions == fail_at_execution) return {ErrorCode::EXECUTION_FAILED, "device lost"};
-      (asynchronous ? pending : now) += cost;
+      (asynchronous ? pending : now) += cost + (executions == 1 ? first_execution_extra : 0.0);
       return Error::ok();
     };
   }
@@ -67,15 +68,16 @@ TEST(BatchedSampler, GrowsTheBatchUntilItSpansTenClockResolutions) {
   device.cost = 16 * kUnit;
   BatchedSampler sampler = device.sampler();
   ASSERT_TRUE(sampler.calibrate().is_good());
-  // Batches 1 (16 units), 10 (160), 100 (1600; estimate 1.25 * 10240 / 1600 = x8), 800 (12800 >= 10240).
+  // Batches 1 (16 units), 10 (160), 100 (1600; estimate 1.25 * 10240 / 1600 = x8), 800 (12800 >= 10240),
+  // and 800 again to confirm.
   ASSERT_TRUE(sampler.calibration().has_value());
   EXPECT_EQ(sampler.batch_size(), 800);
-  EXPECT_EQ(sampler.calibration()->rounds, 4);
+  EXPECT_EQ(sampler.calibration()->rounds, 5);
   EXPECT_EQ(sampler.calibration()->batch_seconds, 12800 * kUnit);
   EXPECT_GE(sampler.calibration()->batch_seconds, 10 * kResolution);
   EXPECT_FALSE(sampler.calibration()->reached_cap);
-  EXPECT_EQ(device.executions, 1 + 10 + 100 + 800);
-  EXPECT_EQ(device.syncs, 4);
+  EXPECT_EQ(device.executions, 1 + 10 + 100 + 800 + 800);
+  EXPECT_EQ(device.syncs, 5);
 }
 
 TEST(BatchedSampler, SamplesAreTheBatchTimeDividedPerExecutionInMilliseconds) {
@@ -85,11 +87,11 @@ TEST(BatchedSampler, SamplesAreTheBatchTimeDividedPerExecutionInMilliseconds) {
   Result<double> first = sampler.sample();  // calibrates, then times one batch of 800
   ASSERT_TRUE(first.ok()) << first.error().message();
   EXPECT_EQ(*first, 16 * kUnit * 1000.0);
-  EXPECT_EQ(device.executions, 911 + 800);
+  EXPECT_EQ(device.executions, 1711 + 800);
   Result<double> second = sampler.sample();  // no second calibration
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(*second, 16 * kUnit * 1000.0);
-  EXPECT_EQ(device.executions, 911 + 800 + 800);
+  EXPECT_EQ(device.executions, 1711 + 800 + 800);
 }
 
 TEST(BatchedSampler, DoublesWhileTheClockDoesNotTick) {
@@ -99,11 +101,24 @@ TEST(BatchedSampler, DoublesWhileTheClockDoesNotTick) {
   BatchedSampler sampler = device.sampler();
   ASSERT_TRUE(sampler.calibrate().is_good());
   // Batches 1, 2 and 4 end inside the first tick (elapsed 0: x2); 8 crosses one
-  // tick (estimate x12.5, capped at x10); 80 spans exactly ten ticks.
+  // tick (estimate x12.5, capped at x10); 80 spans exactly ten ticks, twice.
   EXPECT_EQ(sampler.batch_size(), 80);
-  EXPECT_EQ(sampler.calibration()->rounds, 5);
+  EXPECT_EQ(sampler.calibration()->rounds, 6);
   EXPECT_EQ(sampler.calibration()->batch_seconds, 10 * kResolution);
-  EXPECT_EQ(device.executions, 1 + 2 + 4 + 8 + 80);
+  EXPECT_EQ(device.executions, 1 + 2 + 4 + 8 + 80 + 80);
+}
+
+TEST(BatchedSampler, OneSlowColdBatchDoesNotStopTheGrowth) {
+  SimulatedDevice device;
+  device.cost = 16 * kUnit;
+  device.first_execution_extra = 20480 * kUnit;  // the first batch alone looks long enough
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.calibrate().is_good());
+  // Batch 1 (20496 units) is not confirmed by the next batch of 1 (16 units,
+  // estimate x10), so growth goes on: 10, 100 (x8), 800, 800.
+  EXPECT_EQ(sampler.batch_size(), 800);
+  EXPECT_EQ(sampler.calibration()->rounds, 6);
+  EXPECT_EQ(device.executions, 1 + 1 + 10 + 100 + 800 + 800);
 }
 
 TEST(BatchedSampler, ZeroTimeActionStopsAtTheDefaultCap) {
@@ -137,9 +152,9 @@ TEST(BatchedSampler, ResolutionMultipleIsConfigurable) {
   options.resolution_multiple = 1.0;  // target 1024 units
   BatchedSampler sampler = device.sampler(options);
   ASSERT_TRUE(sampler.calibrate().is_good());
-  // Batches 1 (16), 10 (160; estimate 1.25 * 1024 / 160 = x8), 80 (1280 >= 1024).
+  // Batches 1 (16), 10 (160; estimate 1.25 * 1024 / 160 = x8), 80 (1280 >= 1024) twice.
   EXPECT_EQ(sampler.batch_size(), 80);
-  EXPECT_EQ(device.executions, 1 + 10 + 80);
+  EXPECT_EQ(device.executions, 1 + 10 + 80 + 80);
 }
 
 TEST(BatchedSampler, SynchronizeRunsBeforeTheStopTimeIsRead) {
@@ -151,7 +166,7 @@ TEST(BatchedSampler, SynchronizeRunsBeforeTheStopTimeIsRead) {
   ASSERT_TRUE(sample.ok());
   EXPECT_EQ(sampler.batch_size(), 800);
   EXPECT_EQ(*sample, 16 * kUnit * 1000.0);
-  EXPECT_EQ(device.syncs, 4 + 1);  // one per calibration batch, one for the sample
+  EXPECT_EQ(device.syncs, 5 + 1);  // one per calibration batch, one for the sample
 }
 
 TEST(BatchedSampler, ActionErrorDuringCalibrationStopsAtOnceWithItsMessage) {
@@ -171,7 +186,7 @@ TEST(BatchedSampler, ActionErrorDuringCalibrationStopsAtOnceWithItsMessage) {
 TEST(BatchedSampler, ActionErrorStopsTheTimedLoop) {
   SimulatedDevice device;
   device.cost = 16 * kUnit;
-  device.fail_at_execution = 911 + 800 + 4;  // 4th execution of the second timed batch
+  device.fail_at_execution = 1711 + 800 + 4;  // 4th execution of the second timed batch
   BatchedSampler sampler = device.sampler();
   MeasureConfig config;
   config.strategy = Strategy::FIXED_AVERAGE;
@@ -183,7 +198,7 @@ TEST(BatchedSampler, ActionErrorStopsTheTimedLoop) {
   EXPECT_TRUE(outcome.failed);
   EXPECT_EQ(outcome.error_code, ErrorCode::EXECUTION_FAILED);
   EXPECT_EQ(outcome.message, "iteration 1: execution 3 of a batch of 800: device lost");
-  EXPECT_EQ(device.executions, 911 + 800 + 4);
+  EXPECT_EQ(device.executions, 1711 + 800 + 4);
 }
 
 TEST(BatchedSampler, SynchronizeErrorIsReported) {

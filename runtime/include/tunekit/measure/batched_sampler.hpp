@@ -52,8 +52,9 @@ class BatchedSampler {
 
   // Chooses the batch size: starts at 1 and grows (x2 while the clock does
   // not move, else by the estimate from the measured time, at most x10) until
-  // one batch lasts resolution_multiple * clock_resolution_s, or the cap is
-  // reached. Calling it again recalibrates. Returns the first action,
+  // one batch lasts resolution_multiple * clock_resolution_s, confirmed by a
+  // second batch of the same size (one slow batch may be a cold cache), or
+  // the cap is reached. Calling it again recalibrates. Returns the first action,
   // synchronisation or option error.
   Error calibrate();
   const std::optional<BatchCalibration>& calibration() const noexcept;

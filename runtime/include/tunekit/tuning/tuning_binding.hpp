@@ -10,8 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <type_traits>
-#include <variant>
 #include <vector>
 
 #include "tunekit/tuning/kernel_tuning_schema.hpp"
@@ -39,11 +39,18 @@ struct FieldRules {
 template <typename Config>
 class TuningBinding {
  public:
-  using Member = std::variant<std::int64_t Config::*, double Config::*, bool Config::*,
-                              std::string Config::*>;
-
-  TuningBinding& field(std::string name, Member member, FieldRules rules = {}) {
-    fields_.push_back({std::move(name), member, std::move(rules)});
+  // Binds a member of type int64_t, double, bool or std::string.
+  template <typename T>
+  TuningBinding& field(std::string name, T Config::*member, FieldRules rules = {}) {
+    static_assert(std::is_same_v<T, std::int64_t> || std::is_same_v<T, double> || std::is_same_v<T, bool> ||
+                      std::is_same_v<T, std::string>,
+                  "tuning fields are int64_t, double, bool or std::string");
+    Field f;
+    f.name = std::move(name);
+    f.rules = std::move(rules);
+    f.read = [member](const Config& config) { return core::Value(config.*member); };
+    f.write = [member](Config& config, const core::Value& value) { assign(config.*member, value); };
+    fields_.push_back(std::move(f));
     return *this;
   }
   TuningBinding& constraint(std::string first, ConstraintKind kind, std::string second) {
@@ -58,12 +65,8 @@ class TuningBinding {
     for (const Field& f : fields_) {
       ParameterSpec spec;
       spec.name = f.name;
-      std::visit(
-          [&](auto member) {
-            spec.portable_default = core::Value(defaults.*member);
-            spec.type = spec.portable_default.type();
-          },
-          f.member);
+      spec.portable_default = f.read(defaults);
+      spec.type = spec.portable_default.type();
       spec.minimum = f.rules.minimum;
       spec.maximum = f.rules.maximum;
       spec.multiple_of = f.rules.multiple_of;
@@ -82,8 +85,7 @@ class TuningBinding {
     Config updated = config;
     for (const auto& [name, value] : parameters.values) {
       for (const Field& f : fields_) {
-        if (f.name != name) continue;
-        std::visit([&](auto member) { assign(updated.*member, value); }, f.member);
+        if (f.name == name) f.write(updated, value);
       }
     }
     config = std::move(updated);
@@ -100,10 +102,12 @@ class TuningBinding {
  private:
   struct Field {
     std::string name;
-    Member member;
     FieldRules rules;
+    std::function<core::Value(const Config&)> read;
+    std::function<void(Config&, const core::Value&)> write;
   };
 
+  // Values were validated against the schema, so the types match.
   static void assign(std::int64_t& target, const core::Value& v) { target = *v.as_int(); }
   static void assign(double& target, const core::Value& v) { target = *v.as_double(); }
   static void assign(bool& target, const core::Value& v) { target = *v.as_bool(); }
