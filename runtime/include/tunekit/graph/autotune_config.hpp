@@ -1,0 +1,94 @@
+// What autotune() is asked to do and what it reports: the mode, the timing
+// strategy and its counts, the engine filter, the ranking function and the
+// priming-failure policy; one AutotuneResult per candidate; the ranking rules.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/graph/knob.hpp"
+#include "tunekit/measure/measure_config.hpp"
+
+namespace tunekit::graph {
+
+enum class TuneMode {
+  STANDARD,    // time the plans as they are
+  EXHAUSTIVE,  // prime engine caches with global.benchmarking=1 plans first (plan-spec path)
+};
+std::string_view to_string(TuneMode mode) noexcept;  // "standard", "exhaustive"
+std::optional<TuneMode> parse_tune_mode(std::string_view name) noexcept;
+
+using AutotuneStrategy = measure::Strategy;  // FIXED_AVERAGE, RUN_UNTIL_STABLE
+
+enum class PrimingFailurePolicy {
+  ABORT_ON_PRIMING_FAILURE,  // autotune() stops and returns the priming error
+  BENCHMARK_UNPRIMED,        // the engine is timed without priming; the reason is recorded
+};
+
+struct AutotuneResult;
+// Reorders the succeeded results in place; must not add, remove or change entries.
+using AutotuneRankingFn = std::function<void(std::vector<AutotuneResult>&)>;
+
+struct AutotuneConfig {
+  TuneMode mode = TuneMode::STANDARD;
+  AutotuneStrategy strategy = AutotuneStrategy::RUN_UNTIL_STABLE;
+  int warmup_iterations = 1;
+  int timed_iterations = 10;  // FIXED_AVERAGE
+  int max_iterations = 100;   // RUN_UNTIL_STABLE: window_size >= 2, max_iterations >= window_size,
+  int window_size = 3;        // 0 < stability_threshold < 1
+  double stability_threshold = 0.05;
+  std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
+  AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
+  PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
+};
+
+struct AutotuneStorageConfig {
+  std::filesystem::path file_path;  // empty: results are not written
+  bool delete_all_existing_content = false;
+};
+
+struct AutotuneResult {
+  std::int64_t engine_id = -1;
+  std::string engine_name;
+  std::vector<KnobSetting> knob_settings;  // knobs explicitly set on the candidate
+
+  double min_time_ms = 0.0;
+  double avg_time_ms = 0.0;
+  double stddev_ms = 0.0;  // population (divides by N)
+  int iterations_run = 0;
+  bool converged = false;
+
+  int rank = -1;  // 0 = fastest; -1 for failed candidates
+  bool succeeded = false;
+  std::string error_message;
+  std::int64_t workspace_size = -1;           // compiled; -1 when never compiled
+  std::int64_t estimated_workspace_size = 0;  // pre-compile estimate (plan-spec path)
+  int compiled_plan_index = -1;
+  TuneMode mode_used = TuneMode::STANDARD;
+  bool supports_exhaustive = false;
+  bool ran_exhaustive = false;
+  std::string exhaustive_not_run_reason;
+  AutotuneStrategy strategy_used = AutotuneStrategy::RUN_UNTIL_STABLE;
+};
+
+// INVALID_VALUE naming the first offending field (warmup_iterations,
+// timed_iterations, window_size, max_iterations, stability_threshold) or OK.
+Error validate(const AutotuneConfig& config);
+
+measure::MeasureConfig to_measure_config(const AutotuneConfig& config);
+
+// Orders results: succeeded entries first, by min_time_ms (stable), or by
+// ranking_fn when given, then failed entries in their original order. Ranks
+// are 0.. for succeeded and -1 for failed. ranking_fn receives only the
+// succeeded entries; if it throws, or adds, removes or alters an entry, the
+// order by min_time_ms is used instead and fallback_reason says why.
+void rank_autotune_results(std::vector<AutotuneResult>& results, const AutotuneRankingFn& ranking_fn,
+                           std::string* fallback_reason = nullptr);
+
+}  // namespace tunekit::graph

@@ -1,0 +1,76 @@
+// Timing one plan for autotune: warm-up, device sync, then run_timed_loop
+// over a BatchedSampler whose clock is the handle stream's timer, so
+// executions below the timer's resolution are timed in batches.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autotune_runner.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/measure/batched_sampler.hpp"
+
+namespace tunekit::graph::detail {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Used when a timer reports no resolution: one nanosecond.
+constexpr double kFallbackResolutionSeconds = 1e-9;
+
+}  // namespace
+
+BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request) {
+  BenchmarkOutcome outcome;
+  platform::Stream& stream = request.handle.stream();
+  platform::Device& device = request.handle.device();
+  auto run = [&]() -> Error {
+    return execute_plan(plan, request.variant_pack, request.workspace, plan.workspace_size, stream);
+  };
+
+  if (Error warm = measure::run_warmup(request.config.warmup_iterations, run); warm.is_bad()) {
+    outcome.failure = "failed warmup: " + warm.message();
+    return outcome;
+  }
+  // The device is idle before this plan's timed runs start.
+  if (Error synced = device.synchronize(); synced.is_bad()) {
+    outcome.failure = "failed benchmark: device synchronize: " + synced.message();
+    return outcome;
+  }
+  Result<std::unique_ptr<platform::Timer>> created = device.create_timer(stream);
+  if (!created.ok()) {
+    outcome.failure = "failed benchmark: cannot create a timer: " + created.error().message();
+    return outcome;
+  }
+  std::shared_ptr<platform::Timer> timer = std::move(created).value();
+  if (Error started = timer->start(); started.is_bad()) {
+    outcome.failure = "failed benchmark: timer start: " + started.message();
+    return outcome;
+  }
+  // Seconds since the start point: each read records a stop event and waits for it.
+  auto clock = [timer]() -> double {
+    if (timer->stop().is_bad()) return kNaN;
+    Result<double> elapsed = timer->elapsed_ms();
+    return elapsed.ok() ? *elapsed / 1e3 : kNaN;
+  };
+  measure::BatchedSamplerOptions options;
+  const double resolution = timer->resolution_ms() / 1e3;
+  options.clock_resolution_s = resolution > 0.0 && std::isfinite(resolution) ? resolution : kFallbackResolutionSeconds;
+  measure::BatchedSampler sampler(clock, run, {}, options);
+
+  const std::string name = plan.name();
+  auto progress = [&](const measure::IterationProgress& p) {
+    if (std::isnan(p.window_cov)) {
+      log::debug("autotune: '{}' iteration {}: {:.6f} ms", name, p.iteration, p.sample_ms);
+    } else {
+      log::debug("autotune: '{}' iteration {}: {:.6f} ms, window CoV {:.4f}", name, p.iteration, p.sample_ms,
+                 p.window_cov);
+    }
+  };
+  outcome.measured = measure::run_timed_loop(to_measure_config(request.config), sampler.time_once(), progress);
+  outcome.batch_size = sampler.batch_size();
+  if (outcome.measured.failed) outcome.failure = "failed benchmark: " + outcome.measured.message;
+  return outcome;
+}
+
+}  // namespace tunekit::graph::detail

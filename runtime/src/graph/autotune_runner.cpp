@@ -1,0 +1,263 @@
+// The autotune run: one candidate per plan spec or compiled plan, each ending
+// with exactly one disposition (barred, filtered, failed compile or
+// finalize, exceeds limit, failed warm-up or benchmark, or timed), ranking
+// and the selection of the winner for execute().
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autotune_runner.hpp"
+#include "tunekit/core/log.hpp"
+
+namespace tunekit::graph::detail {
+namespace {
+
+void settle(Candidate& candidate, std::string message) {
+  candidate.settled = true;
+  candidate.result.succeeded = false;
+  candidate.result.rank = -1;
+  candidate.result.compiled_plan_index = -1;
+  candidate.result.error_message = std::move(message);
+}
+
+AutotuneResult identity(const ExecutionPlan& plan, const AutotuneConfig& config) {
+  AutotuneResult result;
+  result.engine_id = plan.engine_id;
+  result.engine_name = plan.engine_name;
+  result.knob_settings = plan.knob_settings;
+  result.estimated_workspace_size = plan.estimated_workspace;
+  result.workspace_size = plan.compiled() ? plan.workspace_size : -1;
+  result.mode_used = config.mode;
+  result.strategy_used = config.strategy;
+  result.supports_exhaustive = plan.engine && plan.engine->descriptor().supports_exhaustive();
+  return result;
+}
+
+std::vector<Candidate> spec_candidates(const Graph::Impl& g, const AutotuneConfig& config) {
+  std::vector<Candidate> candidates;
+  for (const PlanSpec& spec : g.specs.specs()) {
+    Candidate c;
+    c.owned = std::make_unique<ExecutionPlan>(
+        make_plan(g.registry->find(spec.engine_id), spec.engine_id, spec.knob_settings, spec.estimated_workspace_size));
+    c.plan = c.owned.get();
+    c.result = identity(*c.plan, config);
+    candidates.push_back(std::move(c));
+  }
+  return candidates;
+}
+
+std::vector<Candidate> plan_candidates(Graph::Impl& g, const AutotuneConfig& config) {
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < g.plans.size(); ++i) {
+    Candidate c;
+    c.plan = &g.plans[i];
+    c.plan_index = static_cast<int>(i);
+    c.result = identity(*c.plan, config);
+    candidates.push_back(std::move(c));
+  }
+  return candidates;
+}
+
+bool filtered_out(const AutotuneConfig& config, std::int64_t engine_id) {
+  const auto& filter = config.engine_id_filter;
+  return !filter.empty() && std::find(filter.begin(), filter.end(), engine_id) == filter.end();
+}
+
+// Ranked results of every candidate, copied out when asked for.
+void publish(std::vector<Candidate>& candidates, const AutotuneConfig& config, std::vector<AutotuneResult>* out,
+             std::vector<AutotuneResult>& ranked) {
+  ranked.clear();
+  for (auto& c : candidates) ranked.push_back(c.result);
+  std::string fallback;
+  rank_autotune_results(ranked, config.ranking_fn, &fallback);
+  if (!fallback.empty()) log::warn("autotune: ranking by min_time_ms instead: {}", fallback);
+  if (out) *out = ranked;
+}
+
+void prime_all(std::vector<Candidate>& candidates, const Graph::Impl& g, const AutotuneRequest& request,
+               std::string& abort_message) {
+  int primed = 0, skipped = 0, failed = 0, unsupported = 0;
+  for (auto& c : candidates) {
+    if (c.settled) continue;
+    if (!c.result.supports_exhaustive) {
+      ++unsupported;
+      continue;
+    }
+    const PrimingOutcome outcome = prime_candidate(*c.plan, g.operation_graph, request);
+    if (outcome.status == PrimingStatus::PRIMED) {
+      ++primed;
+      c.result.ran_exhaustive = true;
+      continue;
+    }
+    c.result.exhaustive_not_run_reason = outcome.detail;
+    if (outcome.status == PrimingStatus::SKIPPED_WORKSPACE) {
+      ++skipped;
+      continue;
+    }
+    ++failed;
+    if (request.config.priming_failure_policy == PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE) {
+      abort_message = fmt::format("autotune: priming failed for '{}' (engine id {}): {}", c.plan->name(),
+                                  c.result.engine_id, outcome.detail);
+      settle(c, "priming failed: " + outcome.detail);
+      for (auto& other : candidates) {
+        if (!other.settled) settle(other, "not run: autotune stopped after a priming failure");
+      }
+      log::error("{}", abort_message);
+      break;
+    }
+    log::warn("autotune: '{}': {}; benchmarking it unprimed", c.plan->name(), outcome.detail);
+  }
+  log::info("autotune: priming: {} primed, {} skipped for workspace, {} failed, {} without exhaustive support",
+            primed, skipped, failed, unsupported);
+}
+
+void compile_all(std::vector<Candidate>& candidates, const Graph::Impl& g) {
+  int compiled = 0, failed = 0, next_index = 0;
+  for (auto& c : candidates) {
+    if (c.settled) continue;
+    if (compile_plan(*c.plan, g.operation_graph, *g.device).is_bad()) {
+      ++failed;
+      settle(c, c.plan->failure);
+      log::warn("autotune: '{}' (engine id {}): {}", c.plan->name(), c.result.engine_id, c.plan->failure);
+      continue;
+    }
+    ++compiled;
+    c.plan_index = next_index++;
+    c.result.workspace_size = c.plan->workspace_size;
+  }
+  log::info("autotune: compilation: {} compiled, {} failed", compiled, failed);
+}
+
+// Post-compile exclusions: the deselect workspace threshold (plan-spec path;
+// the compiled-plan path applied it in build_plans) and the call's limit.
+void check_workspaces(std::vector<Candidate>& candidates, const Graph::Impl& g, const AutotuneRequest& request,
+                      bool spec_path) {
+  for (auto& c : candidates) {
+    if (c.settled) continue;
+    const std::int64_t workspace = c.plan->workspace_size;
+    if (spec_path) {
+      if (auto reason = g.deselection.workspace_reason(workspace)) {
+        settle(c, *reason);
+        continue;
+      }
+    }
+    if (request.workspace_limit && workspace > *request.workspace_limit) {
+      const std::int64_t limit = *request.workspace_limit;
+      if (c.result.estimated_workspace_size <= limit) {
+        log::warn("autotune: '{}' skipped: compiled workspace {} bytes exceeds limit {} bytes although the estimate "
+                  "({} bytes) fitted",
+                  c.plan->name(), workspace, limit, c.result.estimated_workspace_size);
+      }
+      settle(c, fmt::format("skipped: compiled workspace {} bytes exceeds limit {} bytes (estimate {} bytes)", workspace,
+                            limit, c.result.estimated_workspace_size));
+    }
+  }
+}
+
+void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& request) {
+  for (auto& c : candidates) {
+    if (c.settled) continue;
+    log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c.plan->name(), c.result.engine_id, c.plan_index);
+    const BenchmarkOutcome outcome = benchmark_plan(*c.plan, request);
+    const auto& m = outcome.measured;
+    c.result.compiled_plan_index = c.plan_index;
+    c.result.iterations_run = m.iterations_run;
+    c.result.converged = m.converged;
+    c.result.min_time_ms = m.min_ms;
+    c.result.avg_time_ms = m.avg_ms;
+    c.result.stddev_ms = m.stddev_ms;
+    if (!outcome.failure.empty()) {
+      c.result.succeeded = false;
+      c.result.error_message = outcome.failure;
+      log::warn("autotune: '{}' (engine id {}) failed: {}", c.plan->name(), c.result.engine_id, outcome.failure);
+      continue;
+    }
+    c.result.succeeded = true;
+    log::info("autotune: '{}': min {:.6f} ms, avg {:.6f} ms, stddev {:.6f} ms, {} iterations, {} (batch of {})",
+              c.plan->name(), m.min_ms, m.avg_ms, m.stddev_ms, m.iterations_run,
+              m.converged ? "converged" : "not converged", outcome.batch_size);
+  }
+}
+
+}  // namespace
+
+Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<AutotuneResult>* results) {
+  const AutotuneConfig& config = request.config;
+  const bool spec_path = !g.specs.empty();
+  std::vector<Candidate> candidates = spec_path ? spec_candidates(g, config) : plan_candidates(g, config);
+  std::vector<AutotuneResult> ranked;
+  log::info("autotune: session start: {} candidates ({} path), mode {}, strategy {}, workspace limit {}",
+            candidates.size(), spec_path ? "plan-spec" : "compiled-plan", to_string(config.mode),
+            measure::to_string(config.strategy),
+            request.workspace_limit ? fmt::format("{} bytes", *request.workspace_limit) : std::string("none"));
+
+  // Exclusions decided before anything runs.
+  std::size_t barred = 0, filtered = 0, not_built = 0;
+  for (auto& c : candidates) {
+    const ExecutionPlan& plan = *c.plan;
+    std::optional<std::string> barred_reason =
+        spec_path ? g.deselection.engine_reason(plan.engine_id, plan.engine_name)
+                  : (plan.barred.empty() ? std::nullopt : std::optional<std::string>(plan.barred));
+    if (barred_reason) {
+      ++barred;
+      settle(c, *barred_reason);
+    } else if (filtered_out(config, plan.engine_id)) {
+      ++filtered;
+      settle(c, fmt::format("excluded by engineIdFilter: engine id {} is not in the filter", plan.engine_id));
+    } else if (!spec_path && !plan.compiled()) {
+      ++not_built;
+      settle(c, plan.failure.empty() ? std::string("not built: build_plans() did not compile this plan") : plan.failure);
+    }
+    if (c.settled) log::info("autotune: '{}' not benchmarked: {}", plan.name(), c.result.error_message);
+  }
+  if (barred + filtered == candidates.size()) {
+    std::vector<std::string> parts;
+    if (barred > 0) parts.push_back(fmt::format("{} barred by deselect_*", barred));
+    if (filtered > 0) parts.push_back(fmt::format("{} excluded by engineIdFilter", filtered));
+    publish(candidates, config, results, ranked);
+    const std::string message =
+        fmt::format("autotune: no candidates remain after filtering ({})", fmt::join(parts, ", "));
+    log::error("{}", message);
+    return {ErrorCode::INVALID_VALUE, message};
+  }
+
+  if (spec_path && config.mode == TuneMode::EXHAUSTIVE) {
+    std::string abort_message;
+    prime_all(candidates, g, request, abort_message);
+    if (!abort_message.empty()) {
+      publish(candidates, config, results, ranked);
+      return {ErrorCode::EXECUTION_FAILED, abort_message};
+    }
+  }
+  if (spec_path) compile_all(candidates, g);
+  check_workspaces(candidates, g, request, spec_path);
+  benchmark_all(candidates, request);
+
+  publish(candidates, config, results, ranked);
+  const auto succeeded = std::count_if(ranked.begin(), ranked.end(), [](const auto& r) { return r.succeeded; });
+  log::info("autotune: ranking: {} succeeded, {} failed", succeeded, ranked.size() - static_cast<std::size_t>(succeeded));
+  if (succeeded == 0) {
+    const std::string message = fmt::format("autotune: every candidate failed ({} candidates; first: {})",
+                                            ranked.size(), ranked.empty() ? "" : ranked.front().error_message);
+    log::error("{}", message);
+    return {ErrorCode::EXECUTION_FAILED, message};
+  }
+
+  const AutotuneResult& winner = ranked.front();
+  for (auto& c : candidates) {
+    if (c.settled || !c.result.succeeded || c.plan_index != winner.compiled_plan_index) continue;
+    if (spec_path) {
+      g.tuned_plan = std::move(c.owned);
+    } else {
+      g.tuned_plan.reset();
+      g.active_plan = static_cast<std::size_t>(c.plan_index);
+    }
+    break;
+  }
+  log::info("autotune: winner '{}' (engine id {}, {}) at {:.6f} ms", winner.engine_name, winner.engine_id,
+            describe_knob_settings(winner.knob_settings), winner.min_time_ms);
+  (void)not_built;
+  return Error::ok();
+}
+
+}  // namespace tunekit::graph::detail
