@@ -37,6 +37,7 @@ struct CalibratedKernelProfile {
   // execution with the same identity (processor, effective threads, NUMA).
   platform::CpuExecutionDescriptor execution;
   std::string report_digest;  // digest of the calibration report
+  std::string library_version;  // version of the kernel library that was calibrated
 };
 
 }  // namespace tunekit::tuning
