@@ -175,13 +175,13 @@ TEST_F(RegistryTest, GenerationsAreImmutableSnapshots) {
 }
 
 TEST_F(RegistryTest, CalibratedProfilesReplaceTheSameExecutionAndValidate) {
-  CalibratedKernelProfile first{"", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "d1"};
-  CalibratedKernelProfile second{"", params(gemm_key(), {{"algorithm.tile_k", 96}}), milan(), "d2"};
+  CalibratedKernelProfile first{"", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "d1", "1.0"};
+  CalibratedKernelProfile second{"", params(gemm_key(), {{"algorithm.tile_k", 96}}), milan(), "d2", "1.0"};
   ASSERT_TRUE(registry.try_publish_calibrated({first}).is_good());
   ASSERT_TRUE(registry.try_publish_calibrated({second}).is_good());
   EXPECT_EQ(registry.snapshot()->calibrated_profiles(gemm_key()).size(), 1u);
   EXPECT_EQ(resolve(milan()).parameters.values.at("algorithm.tile_k"), Value(96));
-  CalibratedKernelProfile invalid{"", params(gemm_key(), {{"algorithm.tile_m", 7}}), alder_lake(), "d3"};
+  CalibratedKernelProfile invalid{"", params(gemm_key(), {{"algorithm.tile_m", 7}}), alder_lake(), "d3", "1.0"};
   const auto generation = registry.generation_number();
   EXPECT_TRUE(registry.try_publish_calibrated({invalid}).is_bad());
   EXPECT_EQ(registry.generation_number(), generation);
@@ -192,7 +192,7 @@ TEST_F(RegistryTest, FiltersRestrictTheSources) {
                                               profile("isa", isa({CpuFeature::AVX2}), 16)})
                   .is_good());
   ASSERT_TRUE(registry.try_publish_calibrated(
-                          {{"cal", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "digest-7"}})
+                          {{"cal", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "digest-7", "1.0"}})
                   .is_good());
   ResolutionFilter defaults_only;
   defaults_only.portable_defaults_only = true;

@@ -31,7 +31,7 @@ class SessionTest : public ::testing::Test {
     avx2.required_features = {CpuFeature::AVX2};
     registry.register_profile({"avx2", avx2, params(gemm_key(), {{"algorithm.tile_k", 16}}), 0});
     ASSERT_TRUE(registry.try_publish_calibrated(
-                            {{"cal", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "digest-9"}})
+                            {{"cal", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(), "digest-9", "1.0"}})
                     .is_good());
   }
   TuningSessionOptions options() {
@@ -119,7 +119,7 @@ TEST_F(SessionTest, ASessionKeepsItsGenerationAndANewSessionSeesTheNewOne) {
   o.execution = milan(1);
   TuningSession old_one_thread = TuningSession::Create(o);
   ASSERT_TRUE(registry.try_publish_calibrated(
-                          {{"cal-1", params(gemm_key(), {{"algorithm.tile_k", 32}}), milan(1), "digest-10"}})
+                          {{"cal-1", params(gemm_key(), {{"algorithm.tile_k", 32}}), milan(1), "digest-10", "1.0"}})
                   .is_good());
   EXPECT_EQ(old_one_thread.resolve(gemm_key()).profile_name, "milan");
   TuningSession new_one_thread = TuningSession::Create(o);
