@@ -59,7 +59,7 @@ TEST_F(RegistryTest, PrecedenceFollowsTheSixSteps) {
                                               profile("exact-milan", exact("AMD", 25, 1), 64)})
                   .is_good());
   CalibratedKernelProfile calibrated{"calibrated-milan", params(gemm_key(), {{"algorithm.tile_k", 128}}), milan(),
-                                     "digest-1"};
+                                     "digest-1", "1.0"};
   ASSERT_TRUE(registry.try_publish_calibrated({calibrated}).is_good());
 
   // Step 2: calibrated for exactly this execution.
