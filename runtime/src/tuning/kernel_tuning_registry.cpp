@@ -43,14 +43,22 @@ KernelTuningRegistry& KernelTuningRegistry::global() {
   return registry;
 }
 
-std::shared_ptr<const RegistryGeneration> KernelTuningRegistry::snapshot() const {
-  counters_->snapshots.fetch_add(1, std::memory_order_relaxed);
-  return current_.load(std::memory_order_acquire);
+std::shared_ptr<const RegistryGeneration> KernelTuningRegistry::current() const {
+  std::lock_guard lock(current_mutex_);
+  return current_;
 }
 
-std::uint64_t KernelTuningRegistry::generation_number() const {
-  return current_.load(std::memory_order_acquire)->number();
+void KernelTuningRegistry::publish(std::shared_ptr<const RegistryGeneration> next) {
+  std::lock_guard lock(current_mutex_);
+  current_.swap(next);
+}  // the replaced generation (now in `next`) is released after the lock
+
+std::shared_ptr<const RegistryGeneration> KernelTuningRegistry::snapshot() const {
+  counters_->snapshots.fetch_add(1, std::memory_order_relaxed);
+  return current();
 }
+
+std::uint64_t KernelTuningRegistry::generation_number() const { return current()->number(); }
 
 AccessCounts KernelTuningRegistry::access_counts() const noexcept {
   return {counters_->snapshots.load(std::memory_order_relaxed),
@@ -61,7 +69,7 @@ AccessCounts KernelTuningRegistry::access_counts() const noexcept {
 Error KernelTuningRegistry::try_register_schema(const KernelTuningSchema& schema) {
   TUNEKIT_RETURN_IF_ERROR(schema.validate_schema());
   std::lock_guard lock(writer_mutex_);
-  auto current = current_.load(std::memory_order_acquire);
+  auto current = this->current();
   auto existing = current->entries_->by_key.find(schema.key());
   if (existing != current->entries_->by_key.end()) {
     const KeyEntry& entry = *existing->second;
@@ -77,7 +85,7 @@ Error KernelTuningRegistry::try_register_schema(const KernelTuningSchema& schema
   entry.schema = std::make_shared<const KernelTuningSchema>(schema);
   entry.defaults = schema.defaults();
   next->entries_ = std::move(entries);
-  current_.store(std::move(next), std::memory_order_release);
+  publish(std::move(next));
   return Error::ok();
 }
 
@@ -88,7 +96,7 @@ void KernelTuningRegistry::register_schema(const KernelTuningSchema& schema) {
 
 Error KernelTuningRegistry::try_register_profiles(std::vector<KernelTuningProfile> profiles) {
   std::lock_guard lock(writer_mutex_);
-  auto current = current_.load(std::memory_order_acquire);
+  auto current = this->current();
   auto entries = std::make_shared<Entries>(*current->entries_);
   std::unordered_set<KernelTuningKey, KernelTuningKeyHash> touched;
 
@@ -130,7 +138,7 @@ Error KernelTuningRegistry::try_register_profiles(std::vector<KernelTuningProfil
 
   auto next = std::make_shared<RegistryGeneration>(current->number() + 1, counters_);
   next->entries_ = std::move(entries);
-  current_.store(std::move(next), std::memory_order_release);
+  publish(std::move(next));
   return Error::ok();
 }
 
@@ -143,7 +151,7 @@ void KernelTuningRegistry::register_profile(KernelTuningProfile profile) {
 
 Error KernelTuningRegistry::try_publish_calibrated(std::vector<CalibratedKernelProfile> profiles) {
   std::lock_guard lock(writer_mutex_);
-  auto current = current_.load(std::memory_order_acquire);
+  auto current = this->current();
   auto entries = std::make_shared<Entries>(*current->entries_);
   std::unordered_set<KernelTuningKey, KernelTuningKeyHash> touched;
 
@@ -182,7 +190,7 @@ Error KernelTuningRegistry::try_publish_calibrated(std::vector<CalibratedKernelP
 
   auto next = std::make_shared<RegistryGeneration>(current->number() + 1, counters_);
   next->entries_ = std::move(entries);
-  current_.store(std::move(next), std::memory_order_release);
+  publish(std::move(next));
   return Error::ok();
 }
 

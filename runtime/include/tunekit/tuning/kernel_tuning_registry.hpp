@@ -104,9 +104,16 @@ class KernelTuningRegistry {
   AccessCounts access_counts() const noexcept;
 
  private:
+  std::shared_ptr<const RegistryGeneration> current() const;
+  void publish(std::shared_ptr<const RegistryGeneration> next);
+
   std::shared_ptr<AccessCounters> counters_;
   std::mutex writer_mutex_;  // serialises builders of new generations
-  std::atomic<std::shared_ptr<const RegistryGeneration>> current_;
+  // Guards only the pointer swap and copy, never a build, so capturing a
+  // snapshot never waits for a registration. (libstdc++'s
+  // atomic<shared_ptr> would do, but ThreadSanitizer cannot see its lock.)
+  mutable std::mutex current_mutex_;
+  std::shared_ptr<const RegistryGeneration> current_;
 };
 
 // The spec's free functions, on the global registry. They throw TuningError.
