@@ -241,7 +241,9 @@ class GraphFixture : public ::testing::Test {
     b = graph.tensor(TensorAttributes().set_name("B").set_uid(2).set_dim({8, 2}));
     c = graph.matmul(a, b, "mm");
     c->set_output(true).set_uid(3).set_name("C");
-    if (build_graph) ASSERT_TRUE(graph.build_operation_graph(handle.get()).is_good());
+    if (build_graph) {
+      ASSERT_TRUE(graph.build_operation_graph(handle.get()).is_good());
+    }
     pack = {{1, a_data.data()}, {2, b_data.data()}, {3, c_data.data()}};
   }
 
