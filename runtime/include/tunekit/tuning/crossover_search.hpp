@@ -1,0 +1,61 @@
+// Finds the smallest problem size at which a candidate path (SIMD, parallel)
+// beats the baseline path, without scanning a grid: sizes double until the
+// candidate wins twice in a row by the required margin, then bisection
+// refines between the last size it did not win and the first it won.
+// Overlapping measurements never count as a win, so when nothing is clearly
+// faster the caller keeps its portable default.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/core/result.hpp"
+
+namespace tunekit::tuning {
+
+// Timings of both paths at one size, in milliseconds (at least one each).
+struct PathTimings {
+  std::vector<double> baseline_ms;
+  std::vector<double> candidate_ms;
+};
+
+enum class ProbeVerdict { CANDIDATE_WINS, BASELINE_WINS, OVERLAP };
+std::string_view to_string(ProbeVerdict verdict) noexcept;
+
+struct CrossoverProbe {
+  std::int64_t size = 0;
+  double baseline_median = 0, candidate_median = 0;
+  double baseline_mad = 0, candidate_mad = 0;
+  ProbeVerdict verdict = ProbeVerdict::OVERLAP;
+};
+
+// The candidate wins when its median is faster by `margin` (0.05: 5%) and
+// the median +- MAD intervals of the two paths do not overlap; the baseline
+// wins under the same rule the other way; anything else is an overlap.
+CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin);
+
+struct CrossoverOptions {
+  std::int64_t minimum_size = 1;
+  std::int64_t maximum_size = 1 << 24;
+  double margin = 0.05;
+  double refine_ratio = 1.25;  // stop refining when hi / lo is below this
+  int maximum_probes = 48;
+};
+
+// Measures both paths at a size; an error stops the search and is returned
+// (a wrong result, an exhausted budget).
+using CrossoverProbeFunction = std::function<Result<PathTimings>(std::int64_t size)>;
+
+struct CrossoverResult {
+  std::optional<std::int64_t> threshold;  // smallest size where the candidate wins
+  std::vector<CrossoverProbe> probes;     // in the order they were measured
+  std::string reason;                     // why there is or is no threshold
+};
+
+Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const CrossoverProbeFunction& probe);
+
+}  // namespace tunekit::tuning

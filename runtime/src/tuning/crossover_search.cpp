@@ -1,0 +1,112 @@
+// Bracketing by doubling with a confirmation probe, then geometric bisection.
+#include "tunekit/tuning/crossover_search.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tunekit/measure/statistics.hpp"
+
+namespace tunekit::tuning {
+
+std::string_view to_string(ProbeVerdict verdict) noexcept {
+  switch (verdict) {
+    case ProbeVerdict::CANDIDATE_WINS: return "candidate_wins";
+    case ProbeVerdict::BASELINE_WINS: return "baseline_wins";
+    case ProbeVerdict::OVERLAP: return "overlap";
+  }
+  return "unknown";
+}
+
+CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin) {
+  CrossoverProbe p;
+  p.size = size;
+  p.baseline_median = measure::median(timings.baseline_ms);
+  p.candidate_median = measure::median(timings.candidate_ms);
+  p.baseline_mad = measure::median_absolute_deviation(timings.baseline_ms);
+  p.candidate_mad = measure::median_absolute_deviation(timings.candidate_ms);
+  auto beats = [margin](double fast, double fast_mad, double slow, double slow_mad) {
+    return fast <= slow * (1.0 - margin) && fast + fast_mad < slow - slow_mad;
+  };
+  if (beats(p.candidate_median, p.candidate_mad, p.baseline_median, p.baseline_mad)) {
+    p.verdict = ProbeVerdict::CANDIDATE_WINS;
+  } else if (beats(p.baseline_median, p.baseline_mad, p.candidate_median, p.candidate_mad)) {
+    p.verdict = ProbeVerdict::BASELINE_WINS;
+  } else {
+    p.verdict = ProbeVerdict::OVERLAP;  // NaN medians land here too
+  }
+  return p;
+}
+
+Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const CrossoverProbeFunction& probe) {
+  if (options.minimum_size < 1 || options.maximum_size < options.minimum_size || !(options.margin >= 0.0) ||
+      options.margin >= 1.0 || !(options.refine_ratio > 1.0) || options.maximum_probes < 2) {
+    return Error(ErrorCode::INVALID_VALUE,
+                 fmt::format("crossover options: sizes [{}, {}], margin {}, refine ratio {}, probes {} are not valid",
+                             options.minimum_size, options.maximum_size, options.margin, options.refine_ratio,
+                             options.maximum_probes));
+  }
+  CrossoverResult result;
+  auto measure_at = [&](std::int64_t size) -> Result<ProbeVerdict> {
+    Result<PathTimings> timings = probe(size);
+    if (!timings.ok()) return timings.error();
+    result.probes.push_back(judge(size, *timings, options.margin));
+    return result.probes.back().verdict;
+  };
+  auto out_of_probes = [&] { return static_cast<int>(result.probes.size()) >= options.maximum_probes; };
+
+  // Bracket: the first of two consecutive winning sizes.
+  std::optional<std::int64_t> last_not_won;
+  std::optional<std::int64_t> first_won;
+  std::int64_t size = options.minimum_size;
+  while (!first_won) {
+    if (out_of_probes()) {
+      result.reason = "probe limit reached before two consecutive wins";
+      return result;
+    }
+    Result<ProbeVerdict> verdict = measure_at(size);
+    if (!verdict.ok()) return verdict.error();
+    if (*verdict == ProbeVerdict::CANDIDATE_WINS) {
+      const std::int64_t next = size >= options.maximum_size ? size : std::min(size * 2, options.maximum_size);
+      if (next == size || out_of_probes()) {
+        result.reason = fmt::format("the candidate won at {} but no larger size was left to confirm it", size);
+        return result;
+      }
+      Result<ProbeVerdict> confirm = measure_at(next);
+      if (!confirm.ok()) return confirm.error();
+      if (*confirm == ProbeVerdict::CANDIDATE_WINS) {
+        first_won = size;
+        break;
+      }
+      last_not_won = next;
+      size = next;
+    } else {
+      last_not_won = size;
+    }
+    if (size >= options.maximum_size) {
+      result.reason = fmt::format("no two consecutive wins by {}% up to size {}", options.margin * 100,
+                                  options.maximum_size);
+      return result;
+    }
+    size = std::min(size * 2, options.maximum_size);
+  }
+
+  // Refine between the last size the candidate did not win and the first it won.
+  std::int64_t high = *first_won;
+  if (last_not_won && *last_not_won < high) {
+    std::int64_t low = *last_not_won;
+    while (static_cast<double>(high) / static_cast<double>(low) > options.refine_ratio && !out_of_probes()) {
+      const auto middle = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
+      if (middle <= low || middle >= high) break;
+      Result<ProbeVerdict> verdict = measure_at(middle);
+      if (!verdict.ok()) return verdict.error();
+      (*verdict == ProbeVerdict::CANDIDATE_WINS ? high : low) = middle;
+    }
+  }
+  result.threshold = high;
+  result.reason = fmt::format("the candidate wins from size {} (two consecutive wins by at least {}%)", high,
+                              options.margin * 100);
+  return result;
+}
+
+}  // namespace tunekit::tuning

@@ -1,0 +1,136 @@
+#include "tunekit/tuning/crossover_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace tunekit::tuning {
+namespace {
+
+// A model machine: the baseline costs `size` units, the candidate a fixed
+// overhead plus size / speedup. Five samples with a small spread each.
+struct Model {
+  double overhead = 1000;
+  double speedup = 2;
+  double noise = 0.01;
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction function() {
+    return [this](std::int64_t size) -> Result<PathTimings> {
+      probed.push_back(size);
+      PathTimings t;
+      for (int i = -2; i <= 2; ++i) {
+        t.baseline_ms.push_back(static_cast<double>(size) * (1 + noise * i));
+        t.candidate_ms.push_back((overhead + static_cast<double>(size) / speedup) * (1 + noise * i));
+      }
+      return t;
+    };
+  }
+};
+
+TEST(CrossoverSearch, BracketsThenRefinesNearTheTrueCrossover) {
+  Model model;  // equal at size 2000; a 5% margin with 1% noise needs about 2300
+  CrossoverOptions options;
+  options.maximum_size = 1 << 20;
+  auto result = find_crossover(options, model.function());
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  ASSERT_TRUE(result->threshold.has_value()) << result->reason;
+  EXPECT_GE(*result->threshold, 2000);
+  EXPECT_LE(*result->threshold, 2900);
+  // Doubling from 1 reaches 2048 (lost) and 4096 (won), confirmed at 8192:
+  // 14 probes, then bisection between 2048 and 4096.
+  ASSERT_GE(model.probed.size(), 14u);
+  EXPECT_EQ(model.probed[11], 2048);
+  EXPECT_EQ(model.probed[12], 4096);
+  EXPECT_EQ(model.probed[13], 8192);
+  EXPECT_LT(model.probed.size(), 20u);  // far fewer than a grid
+  for (std::size_t i = 14; i < model.probed.size(); ++i) {
+    EXPECT_GT(model.probed[i], 2048);
+    EXPECT_LT(model.probed[i], 4096);
+  }
+}
+
+TEST(CrossoverSearch, NoThresholdWhenTheCandidateNeverWins) {
+  Model model;
+  model.speedup = 1.0;  // never faster
+  CrossoverOptions options;
+  options.maximum_size = 1 << 16;
+  auto result = find_crossover(options, model.function());
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->threshold.has_value());
+  EXPECT_EQ(result->reason, "no two consecutive wins by 5% up to size 65536");
+  EXPECT_EQ(model.probed.size(), 17u);  // 1, 2, ..., 65536
+}
+
+TEST(CrossoverSearch, OverlappingMeasurementsAreNotWins) {
+  Model model;
+  model.overhead = 0;
+  model.speedup = 1.03;  // 3% faster: below the 5% margin
+  CrossoverOptions options;
+  options.maximum_size = 1024;
+  auto result = find_crossover(options, model.function());
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->threshold.has_value());
+  for (const CrossoverProbe& p : result->probes) EXPECT_NE(p.verdict, ProbeVerdict::CANDIDATE_WINS);
+}
+
+TEST(CrossoverSearch, ASingleWinIsNotEnough) {
+  // The candidate wins only at exactly 64 (a measurement fluke).
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction fluke = [&](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    PathTimings t{{10, 10, 10, 10, 10}, {size == 64 ? 5.0 : 20.0, size == 64 ? 5.0 : 20.0, 20, 20, 20}};
+    if (size == 64) t.candidate_ms = {5, 5, 5, 5, 5};
+    return t;
+  };
+  CrossoverOptions options;
+  options.maximum_size = 512;
+  auto result = find_crossover(options, fluke);
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->threshold.has_value());
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}));
+}
+
+TEST(CrossoverSearch, WinningFromTheMinimumGivesTheMinimum) {
+  Model model;
+  model.overhead = 0;
+  CrossoverOptions options;
+  options.minimum_size = 16;
+  options.maximum_size = 1024;
+  auto result = find_crossover(options, model.function());
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->threshold, 16);
+  EXPECT_EQ(model.probed, (std::vector<std::int64_t>{16, 32}));
+}
+
+TEST(CrossoverSearch, ProbeErrorsStopTheSearch) {
+  int calls = 0;
+  CrossoverProbeFunction failing = [&](std::int64_t size) -> Result<PathTimings> {
+    if (++calls == 3) return Error(ErrorCode::EXECUTION_FAILED, "wrong result at element 5");
+    return PathTimings{{double(size)}, {double(size)}};
+  };
+  auto result = find_crossover({}, failing);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().message(), "wrong result at element 5");
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(CrossoverSearch, InvalidOptionsAreRejected) {
+  CrossoverOptions bad;
+  bad.margin = 1.5;
+  EXPECT_FALSE(find_crossover(bad, [](std::int64_t) -> Result<PathTimings> { return PathTimings{}; }).ok());
+  bad = {};
+  bad.maximum_size = 0;
+  EXPECT_FALSE(find_crossover(bad, [](std::int64_t) -> Result<PathTimings> { return PathTimings{}; }).ok());
+}
+
+TEST(Judge, VerdictsFollowMarginAndDispersion) {
+  EXPECT_EQ(judge(1, {{10, 10, 10}, {9, 9, 9}}, 0.05).verdict, ProbeVerdict::CANDIDATE_WINS);
+  EXPECT_EQ(judge(1, {{10, 10, 10}, {9.7, 9.7, 9.7}}, 0.05).verdict, ProbeVerdict::OVERLAP);
+  EXPECT_EQ(judge(1, {{9, 9, 9}, {10, 10, 10}}, 0.05).verdict, ProbeVerdict::BASELINE_WINS);
+  // Faster median, but the spreads overlap.
+  EXPECT_EQ(judge(1, {{6, 10, 14}, {5, 9, 13}}, 0.05).verdict, ProbeVerdict::OVERLAP);
+}
+
+}  // namespace
+}  // namespace tunekit::tuning
