@@ -1,0 +1,134 @@
+// Calibration: trusted callbacks registered by kernel libraries measure the
+// real kernels on this machine and return parameter values. A batch runs the
+// selected callbacks and publishes every result in one new registry
+// generation only after all of them succeeded; callback and validation
+// exceptions propagate. Nothing ever starts calibration implicitly.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tunekit/tuning/calibration_reporter.hpp"
+#include "tunekit/tuning/kernel_calibration_selection.hpp"
+#include "tunekit/tuning/kernel_tuning_registry.hpp"
+
+namespace tunekit::tuning {
+
+struct CalibrationOptions {
+  // Per key: a candidate that would run past it is skipped and reported.
+  std::chrono::milliseconds time_budget{10'000};
+  // Bytes of inputs and outputs one candidate may allocate.
+  std::size_t memory_budget_bytes = std::size_t{512} << 20;
+  // Upper bound of threads a candidate may use; 0: the effective threads.
+  std::uint32_t maximum_threads = 0;
+  std::uint64_t seed = 0x7E5EC0DE;
+  int repetitions = 5;  // measurements per candidate; fewer than 5 are raised to 5
+  double required_margin = 0.05;
+  // The execution to calibrate for; detected (honouring maximum_threads)
+  // when not given.
+  std::optional<platform::CpuExecutionDescriptor> execution;
+  // Where results are published; the global registry when null.
+  KernelTuningRegistry* registry = nullptr;
+  // Called when a key starts and ends ("start", "calibrated", "skipped",
+  // "unsupported"), for progress display.
+  std::function<void(const KernelTuningKey&, std::string_view event)> progress;
+};
+
+// The budgets of one key's calibration, given to callbacks through the
+// reporter's owner (CalibrationContext).
+class CalibrationBudget {
+ public:
+  CalibrationBudget(const CalibrationOptions& options, std::uint32_t threads);
+  bool time_left() const noexcept;
+  std::chrono::milliseconds elapsed() const noexcept;
+  bool fits_memory(std::size_t bytes) const noexcept { return bytes <= memory_bytes_; }
+  std::uint32_t threads() const noexcept { return threads_; }
+  // Ok, or an error naming the budget a candidate of `bytes` and `threads` would exceed.
+  Error admit(std::size_t bytes, std::uint32_t threads) const;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::milliseconds time_budget_;
+  std::size_t memory_bytes_;
+  std::uint32_t threads_;
+};
+
+// Everything a callback needs besides the key.
+struct CalibrationContext {
+  const CalibrationOptions& options;
+  const platform::CpuExecutionDescriptor& execution;
+  CalibrationBudget budget;
+  CalibrationReporter& reporter;
+};
+
+// Returns the calibrated values (a partial set is fine: the rest keep their
+// defaults), or throws. A callback that cannot run here calls
+// reporter.mark_unsupported(reason) and returns an empty set.
+using KernelCalibrationFunction = std::function<KernelTuningParameters(const KernelTuningKey& key,
+                                                                       CalibrationContext& context)>;
+
+// Median-of-repetitions timing shared by callbacks: warms up once, batches
+// executions shorter than the clock can resolve, returns one sample per
+// repetition in milliseconds per execution.
+Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions);
+
+class KernelCalibrationRegistry {
+ public:
+  static KernelCalibrationRegistry& global();
+  // Replaces an earlier function for the same key.
+  void register_function(const KernelTuningKey& key, KernelCalibrationFunction function,
+                         std::string library_version = {});
+  struct Entry {
+    KernelTuningKey key;
+    KernelCalibrationFunction function;
+    std::string library_version;
+  };
+  std::vector<Entry> entries() const;  // sorted by key
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+void RegisterKernelCalibrationFunction(const KernelTuningKey& key, KernelCalibrationFunction function,
+                                       std::string library_version = {});
+
+struct CalibratedKey {
+  CalibratedKernelProfile profile;
+  std::string report_json;
+};
+
+struct KeyOutcome {
+  KernelTuningKey key;
+  std::string reason;
+};
+
+struct CalibrationBatchReport {
+  std::vector<CalibratedKey> calibrated;
+  std::vector<KeyOutcome> skipped;      // only_missing and already calibrated here
+  std::vector<KeyOutcome> unsupported;  // no schema, no function, or the callback declined
+  std::uint64_t published_generation = 0;  // 0 when nothing was published
+
+  std::vector<CalibratedKernelProfile> successful_profiles() const;
+  std::string to_json() const;  // every key with its outcome and full report
+};
+
+// Calibrates every key that has a registered function or schema and that
+// the selection selects. Exceptions from callbacks and validation propagate
+// (TuningError for validation) and leave the registry unchanged.
+CalibrationBatchReport CalibrateRegisteredKernels(const KernelCalibrationSelection& selection = {},
+                                                  const CalibrationOptions& options = {},
+                                                  const KernelCalibrationRegistry* functions = nullptr);
+
+// The same for an exact list of keys.
+CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey> keys,
+                                                 const CalibrationOptions& options = {},
+                                                 const KernelCalibrationRegistry* functions = nullptr);
+
+}  // namespace tunekit::tuning

@@ -1,0 +1,227 @@
+// The calibration batch: choose keys, run callbacks with budgets and a
+// reporter, validate, then publish everything at once.
+#include "tunekit/tuning/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "tunekit/core/log.hpp"
+#include "tunekit/measure/batched_sampler.hpp"
+#include "tunekit/measure/timed_run_loop.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::tuning {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+platform::CpuExecutionDescriptor execution_for(const CalibrationOptions& options) {
+  if (options.execution) return *options.execution;
+  std::optional<std::uint32_t> request;
+  if (options.maximum_threads > 0) request = options.maximum_threads;
+  return platform::detect_execution_descriptor(request);
+}
+
+bool has_compatible_calibration(const RegistryGeneration& generation, const KernelTuningKey& key,
+                                const platform::CpuExecutionDescriptor& execution) {
+  const std::string identity = platform::execution_identity_string(execution);
+  for (const CalibratedKernelProfile& p : generation.calibrated_profiles(key)) {
+    if (platform::execution_identity_string(p.execution) == identity) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CalibrationBudget::CalibrationBudget(const CalibrationOptions& options, std::uint32_t threads)
+    : start_(Clock::now()),
+      time_budget_(options.time_budget),
+      memory_bytes_(options.memory_budget_bytes),
+      threads_(threads) {}
+
+bool CalibrationBudget::time_left() const noexcept { return Clock::now() - start_ < time_budget_; }
+
+std::chrono::milliseconds CalibrationBudget::elapsed() const noexcept {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+}
+
+Error CalibrationBudget::admit(std::size_t bytes, std::uint32_t threads) const {
+  if (!time_left()) {
+    return {ErrorCode::BAD_STATE, fmt::format("time budget of {} ms exhausted", time_budget_.count())};
+  }
+  if (bytes > memory_bytes_) {
+    return {ErrorCode::BAD_STATE, fmt::format("needs {} bytes, above the memory budget of {} bytes", bytes, memory_bytes_)};
+  }
+  if (threads > threads_) {
+    return {ErrorCode::BAD_STATE, fmt::format("needs {} threads, above the thread budget of {}", threads, threads_)};
+  }
+  return Error::ok();
+}
+
+Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions) {
+  TUNEKIT_RETURN_IF_ERROR(measure::run_warmup(1, run));
+  measure::BatchedSamplerOptions options;
+  options.clock_resolution_s = platform::steady_clock_resolution_seconds();
+  measure::BatchedSampler sampler(
+      [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }, run, {}, options);
+  measure::MeasureConfig config;
+  config.strategy = measure::Strategy::FIXED_AVERAGE;
+  config.warmup_iterations = 0;
+  config.timed_iterations = std::max(repetitions, 5);
+  measure::MeasureOutcome outcome = measure::run_timed_loop(config, sampler.time_once());
+  if (outcome.failed) return Error(outcome.error_code, outcome.message);
+  return outcome.samples;
+}
+
+KernelCalibrationRegistry& KernelCalibrationRegistry::global() {
+  static KernelCalibrationRegistry registry;
+  return registry;
+}
+
+void KernelCalibrationRegistry::register_function(const KernelTuningKey& key, KernelCalibrationFunction function,
+                                                  std::string library_version) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
+  entries_.push_back({key, std::move(function), std::move(library_version)});
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+}
+
+std::vector<KernelCalibrationRegistry::Entry> KernelCalibrationRegistry::entries() const {
+  std::lock_guard lock(mutex_);
+  return entries_;
+}
+
+void RegisterKernelCalibrationFunction(const KernelTuningKey& key, KernelCalibrationFunction function,
+                                       std::string library_version) {
+  KernelCalibrationRegistry::global().register_function(key, std::move(function), std::move(library_version));
+}
+
+std::vector<CalibratedKernelProfile> CalibrationBatchReport::successful_profiles() const {
+  std::vector<CalibratedKernelProfile> profiles;
+  for (const CalibratedKey& c : calibrated) profiles.push_back(c.profile);
+  return profiles;
+}
+
+std::string CalibrationBatchReport::to_json() const {
+  nlohmann::json j;
+  nlohmann::json calibrated_json = nlohmann::json::array();
+  for (const CalibratedKey& c : calibrated) {
+    calibrated_json.push_back({{"key", c.profile.parameters.key.to_string()},
+                               {"profile", c.profile.name},
+                               {"digest", c.profile.report_digest},
+                               {"report", nlohmann::json::parse(c.report_json)}});
+  }
+  auto outcomes = [](const std::vector<KeyOutcome>& list) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const KeyOutcome& o : list) a.push_back({{"key", o.key.to_string()}, {"reason", o.reason}});
+    return a;
+  };
+  j["calibrated"] = std::move(calibrated_json);
+  j["skipped"] = outcomes(skipped);
+  j["unsupported"] = outcomes(unsupported);
+  j["published_generation"] = published_generation;
+  return j.dump(2);
+}
+
+CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey> keys,
+                                                 const CalibrationOptions& options,
+                                                 const KernelCalibrationRegistry* functions) {
+  KernelTuningRegistry& registry = options.registry ? *options.registry : KernelTuningRegistry::global();
+  const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
+  const std::vector<KernelCalibrationRegistry::Entry> entries = callbacks.entries();
+  const platform::CpuExecutionDescriptor execution = execution_for(options);
+  const std::uint32_t threads = options.maximum_threads > 0
+                                    ? std::min(options.maximum_threads, execution.effective_threads)
+                                    : execution.effective_threads;
+  auto generation = registry.snapshot();
+  CalibrationBatchReport report;
+
+  for (const KernelTuningKey& key : keys) {
+    auto notify = [&](std::string_view event) {
+      if (options.progress) options.progress(key, event);
+    };
+    notify("start");
+    const KernelTuningSchema* schema = generation->schema(key);
+    auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.key == key; });
+    if (schema == nullptr || entry == entries.end()) {
+      report.unsupported.push_back(
+          {key, schema == nullptr ? "no schema is registered for this key" : "no calibration function is registered"});
+      notify("unsupported");
+      continue;
+    }
+    CalibrationReporter reporter(key, execution, threads);
+    CalibrationContext context{options, execution, CalibrationBudget(options, threads), reporter};
+    log::info("calibrate: {} on {} thread(s)", key.to_string(), threads);
+    const Clock::time_point start = Clock::now();
+    KernelTuningParameters values = entry->function(key, context);  // exceptions propagate
+    reporter.set_elapsed(Clock::now() - start);
+    if (reporter.unsupported()) {
+      report.unsupported.push_back({key, reporter.unsupported_reason()});
+      notify("unsupported");
+      continue;
+    }
+    values.key = key;
+    Error valid = schema->validate(values);
+    if (valid.is_bad()) {
+      throw TuningError(fmt::format("calibration of {} returned invalid values: {}", key.to_string(), valid.message()));
+    }
+    CalibratedKernelProfile profile;
+    profile.parameters = std::move(values);
+    profile.execution = execution;
+    profile.report_digest = reporter.digest();
+    profile.library_version = entry->library_version;
+    profile.name = fmt::format("calibrated:{}@{}", key.to_string(), profile.report_digest.substr(0, 16));
+    report.calibrated.push_back({std::move(profile), reporter.to_json()});
+    log::info("calibrate: {} done in {} ms: {}", key.to_string(),
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(),
+              report.calibrated.back().profile.parameters.to_string());
+    notify("calibrated");
+  }
+
+  if (!report.calibrated.empty()) {
+    Error published = registry.try_publish_calibrated(report.successful_profiles());
+    if (published.is_bad()) throw TuningError("calibration results could not be published: " + published.message());
+    report.published_generation = registry.generation_number();
+  }
+  return report;
+}
+
+CalibrationBatchReport CalibrateRegisteredKernels(const KernelCalibrationSelection& selection,
+                                                  const CalibrationOptions& options,
+                                                  const KernelCalibrationRegistry* functions) {
+  KernelTuningRegistry& registry = options.registry ? *options.registry : KernelTuningRegistry::global();
+  const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
+  auto generation = registry.snapshot();
+  std::vector<KernelTuningKey> keys;
+  for (const KernelTuningKey& key : generation->keys()) {
+    if (selection.selects(key)) keys.push_back(key);
+  }
+  for (const auto& e : callbacks.entries()) {
+    if (selection.selects(e.key) && std::find(keys.begin(), keys.end(), e.key) == keys.end()) keys.push_back(e.key);
+  }
+  std::sort(keys.begin(), keys.end());
+
+  CalibrationBatchReport skipped_only;
+  if (selection.only_missing) {
+    const platform::CpuExecutionDescriptor execution = execution_for(options);
+    CalibrationOptions fixed = options;
+    fixed.execution = execution;  // detect once: the same execution decides skips and calibrates
+    std::vector<KernelTuningKey> missing;
+    for (const KernelTuningKey& key : keys) {
+      if (has_compatible_calibration(*generation, key, execution)) {
+        skipped_only.skipped.push_back({key, "a compatible calibrated profile is already loaded"});
+        if (options.progress) options.progress(key, "skipped");
+      } else {
+        missing.push_back(key);
+      }
+    }
+    CalibrationBatchReport report = CalibrateKernelThresholds(missing, fixed, &callbacks);
+    report.skipped = std::move(skipped_only.skipped);
+    return report;
+  }
+  return CalibrateKernelThresholds(keys, options, &callbacks);
+}
+
+}  // namespace tunekit::tuning

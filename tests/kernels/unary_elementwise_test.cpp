@@ -1,0 +1,97 @@
+#include "tunekit/cpu/unary_elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tunekit/cpu/register.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+using tuning::Tensor;
+
+// Double-precision reference of the operation.
+double reference(UnaryOp op, double x) { return op == UnaryOp::NOT ? (x == 0.0 ? 1.0 : 0.0) : std::fabs(x); }
+
+struct KernelCase {
+  UnaryOp op;
+  DataType type;
+};
+
+class UnaryKernelTest : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(UnaryKernelTest, EveryPathMatchesTheDoubleReferenceAndWritesEveryElement) {
+  const KernelCase c = GetParam();
+  UnaryElementwiseTuning config;
+  config.simd_min_elements = 16;
+  config.parallel_minimum_elements = 1000;
+  config.maximum_threads = 2;
+  const UnaryElementwiseKernel kernel(c.op, config);
+  for (std::int64_t n : {0, 1, 15, 17, 999, 4099}) {
+    auto input = tuning::RandnTensor(c.type, {n}, 11 + static_cast<std::uint64_t>(n));
+    ASSERT_TRUE(input.ok());
+    for (ExecutionPath path : {ExecutionPath::AUTO, ExecutionPath::SERIAL_SCALAR, ExecutionPath::SERIAL_SIMD,
+                               ExecutionPath::PARALLEL_SIMD}) {
+      auto output = tuning::EmptyTensor(c.type, {n});
+      tuning::poison(*output);
+      ASSERT_TRUE(kernel.run(*input, *output, path).is_good());
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(output->element(i), reference(c.op, input->element(i)))
+            << "n=" << n << " i=" << i << " path=" << static_cast<int>(path);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, UnaryKernelTest,
+                         ::testing::Values(KernelCase{UnaryOp::ABS, DataType::FLOAT},
+                                           KernelCase{UnaryOp::ABS, DataType::DOUBLE},
+                                           KernelCase{UnaryOp::ABS, DataType::INT32},
+                                           KernelCase{UnaryOp::NOT, DataType::BOOL}));
+
+TEST(UnaryKernel, PathFollowsTheConfiguredThresholds) {
+  UnaryElementwiseTuning config;
+  config.simd_min_elements = 32;
+  config.parallel_minimum_elements = 4096;
+  config.maximum_threads = 4;
+  const UnaryElementwiseKernel kernel(UnaryOp::ABS, config);
+  EXPECT_EQ(kernel.choose_path(31), ExecutionPath::SERIAL_SCALAR);
+  EXPECT_EQ(kernel.choose_path(32), ExecutionPath::SERIAL_SIMD);
+  EXPECT_EQ(kernel.choose_path(4095), ExecutionPath::SERIAL_SIMD);
+  EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
+  config.maximum_threads = 1;
+  EXPECT_EQ(UnaryElementwiseKernel(UnaryOp::ABS, config).choose_path(1 << 20), ExecutionPath::SERIAL_SIMD);
+}
+
+TEST(UnaryKernel, RejectsUnsupportedTypesAndSizeMismatch) {
+  const UnaryElementwiseKernel abs(UnaryOp::ABS, {});
+  auto in8 = tuning::RandnTensor(DataType::INT8, {4}, 1);
+  auto out8 = tuning::EmptyTensor(DataType::INT8, {4});
+  EXPECT_EQ(abs.run(*in8, *out8).code(), ErrorCode::INVALID_VALUE);
+  auto in = tuning::RandnTensor(DataType::FLOAT, {4}, 1);
+  auto out = tuning::EmptyTensor(DataType::FLOAT, {5});
+  EXPECT_NE(abs.run(*in, *out).message().find("input has 4 elements, output 5"), std::string::npos);
+  EXPECT_FALSE(supports(UnaryOp::NOT, DataType::FLOAT));
+}
+
+TEST(UnaryKernel, IntegerAbsOfTheMinimumWrapsInsteadOfOverflowing) {
+  auto in = tuning::EmptyTensor(DataType::INT32, {1});
+  in->as<std::int32_t>()[0] = INT32_MIN;
+  auto out = tuning::EmptyTensor(DataType::INT32, {1});
+  ASSERT_TRUE(UnaryElementwiseKernel(UnaryOp::ABS, {}).run(*in, *out, ExecutionPath::SERIAL_SCALAR).is_good());
+  EXPECT_EQ(out->as<std::int32_t>()[0], INT32_MIN);
+}
+
+TEST(TunekitCpuRegistration, RegistersASchemaAndFunctionPerSupportedType) {
+  tuning::KernelTuningRegistry registry;
+  tuning::KernelCalibrationRegistry functions;
+  register_tunekit_cpu(registry, functions);
+  EXPECT_EQ(registry.snapshot()->keys().size(), 4u);  // Abs float/double/int32, Not bool
+  EXPECT_EQ(functions.entries().size(), 4u);
+  EXPECT_NE(registry.snapshot()->schema(unary_key(UnaryOp::ABS, DataType::DOUBLE)), nullptr);
+  EXPECT_EQ(registry.snapshot()->schema(unary_key(UnaryOp::NOT, DataType::FLOAT)), nullptr);
+}
+
+}  // namespace
+}  // namespace tunekit::cpu
