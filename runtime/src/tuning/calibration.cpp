@@ -64,6 +64,10 @@ Result<std::vector<double>> measure_repetitions(const std::function<Error()>& ru
   TUNEKIT_RETURN_IF_ERROR(measure::run_warmup(1, run));
   measure::BatchedSamplerOptions options;
   options.clock_resolution_s = platform::steady_clock_resolution_seconds();
+  // Samples of at least 50 us: ten clock ticks alone would be a few hundred
+  // nanoseconds, where one interrupt or a sleeping thread pool decides the
+  // median.
+  options.resolution_multiple = std::max(10.0, 50e-6 / options.clock_resolution_s);
   measure::BatchedSampler sampler(
       [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }, run, {}, options);
   measure::MeasureConfig config;

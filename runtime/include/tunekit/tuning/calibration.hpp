@@ -74,8 +74,8 @@ using KernelCalibrationFunction = std::function<KernelTuningParameters(const Ker
                                                                        CalibrationContext& context)>;
 
 // Median-of-repetitions timing shared by callbacks: warms up once, batches
-// executions shorter than the clock can resolve, returns one sample per
-// repetition in milliseconds per execution.
+// executions so that each timed sample lasts at least 50 us (and ten clock
+// ticks), returns one sample per repetition in milliseconds per execution.
 Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions);
 
 class KernelCalibrationRegistry {
