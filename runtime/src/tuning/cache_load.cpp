@@ -8,8 +8,6 @@
 #include "cache_support.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/platform/identity_difference.hpp"
-#include "tunekit/store/atomic_file.hpp"
-#include "tunekit/store/file_lock.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
 namespace tunekit::tuning {
@@ -179,21 +177,7 @@ KernelTuningCacheLoadReport LoadKernelTuningCache(const KernelCalibrationSelecti
   }
   report.path = *path;
 
-  std::optional<store::FileLock> lock;
-  std::error_code ec;
-  if (!options.read_only && std::filesystem::is_directory(report.path.parent_path().empty()
-                                                              ? std::filesystem::path(".")
-                                                              : report.path.parent_path(), ec)) {
-    Result<store::FileLock> acquired =
-        store::FileLock::acquire(report.path, options.lock_timeout, store::LockMode::SHARED);
-    if (acquired.ok()) {
-      lock.emplace(std::move(*acquired));
-    } else {
-      log::debug("cache: reading {} without the lock: {}", report.path.string(), acquired.error().message());
-    }
-  }
-  Result<std::optional<std::string>> text = store::read_file_if_exists(report.path);
-  if (lock) lock->release();
+  Result<std::optional<std::string>> text = cache_support::read_cache_file(report.path, options);
   if (!text.ok()) {
     report.file_status = KernelTuningCacheFileStatus::UNREADABLE;
     report.file_reason = text.error().message();

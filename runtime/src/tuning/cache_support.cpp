@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "tunekit/core/log.hpp"
+#include "tunekit/store/atomic_file.hpp"
+#include "tunekit/store/file_lock.hpp"
+
 namespace tunekit::tuning {
 
 Result<std::filesystem::path> default_cache_path() {
@@ -37,6 +41,22 @@ KernelTuningRegistry& registry_of(const KernelTuningCacheOptions& options) {
 
 platform::CpuExecutionDescriptor current_execution(const KernelTuningCacheOptions& options) {
   return options.execution ? *options.execution : platform::detect_execution_descriptor();
+}
+
+Result<std::optional<std::string>> read_cache_file(const std::filesystem::path& path,
+                                                   const KernelTuningCacheOptions& options) {
+  std::optional<store::FileLock> lock;
+  std::error_code ec;
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!options.read_only && std::filesystem::is_directory(folder, ec)) {
+    Result<store::FileLock> acquired = store::FileLock::acquire(path, options.lock_timeout, store::LockMode::SHARED);
+    if (acquired.ok()) {
+      lock.emplace(std::move(*acquired));
+    } else {
+      log::debug("cache: reading {} without the lock: {}", path.string(), acquired.error().message());
+    }
+  }
+  return store::read_file_if_exists(path);
 }
 
 RegisteredSchemas::RegisteredSchemas(std::shared_ptr<const RegistryGeneration> generation)

@@ -17,6 +17,11 @@ namespace tunekit::tuning::cache_support {
 Result<std::filesystem::path> resolve_path(const KernelTuningCacheOptions& options);
 KernelTuningRegistry& registry_of(const KernelTuningCacheOptions& options);
 platform::CpuExecutionDescriptor current_execution(const KernelTuningCacheOptions& options);
+// The file's bytes (nullopt when it does not exist), read under a shared lock
+// unless options.read_only; when the lock cannot be taken the file is read
+// without it (writers replace it by rename, so a read sees one version).
+Result<std::optional<std::string>> read_cache_file(const std::filesystem::path& path,
+                                                   const KernelTuningCacheOptions& options);
 
 class RegisteredSchemas {
  public:
