@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "key_entry.hpp"
 #include "tunekit/core/hash.hpp"
 
@@ -22,14 +24,6 @@ std::string generated_name(const KernelTuningProfile& p) {
 std::string generated_name(const CalibratedKernelProfile& c) {
   return fmt::format("calibrated:{}@{}", c.parameters.key.to_string(),
                      core::to_hex(platform::execution_identity_signature(c.execution)));
-}
-
-// A writable copy of one key's entry inside a generation being built.
-KeyEntry& mutable_entry(Entries& entries, const KernelTuningKey& key) {
-  auto& slot = entries.by_key[key];
-  auto copy = slot ? std::make_shared<KeyEntry>(*slot) : std::make_shared<KeyEntry>();
-  slot = copy;
-  return *copy;
 }
 
 }  // namespace
@@ -68,25 +62,22 @@ AccessCounts KernelTuningRegistry::access_counts() const noexcept {
 
 Error KernelTuningRegistry::try_register_schema(const KernelTuningSchema& schema) {
   TUNEKIT_RETURN_IF_ERROR(schema.validate_schema());
-  std::lock_guard lock(writer_mutex_);
-  auto current = this->current();
-  auto existing = current->entries_->by_key.find(schema.key());
-  if (existing != current->entries_->by_key.end()) {
-    const KeyEntry& entry = *existing->second;
-    if (*entry.schema == schema) return Error::ok();
-    if (!entry.profiles.empty() || !entry.calibrated.empty()) {
-      return invalid(fmt::format("key {}: a different schema is already registered and profiles use it",
-                                 schema.key().to_string()));
+  return change_generation([&](RegistryGeneration::Builder& builder) -> Error {
+    if (const KeyEntry* existing = builder.find(schema.key()); existing && existing->schema) {
+      if (*existing->schema == schema) {
+        builder.unchanged = true;  // registering the same schema again is a no-op
+        return Error::ok();
+      }
+      if (!existing->profiles.empty() || !existing->calibrated.empty()) {
+        return invalid(fmt::format("key {}: a different schema is already registered and profiles use it",
+                                   schema.key().to_string()));
+      }
     }
-  }
-  auto next = std::make_shared<RegistryGeneration>(current->number() + 1, counters_);
-  auto entries = std::make_shared<Entries>(*current->entries_);
-  KeyEntry& entry = mutable_entry(*entries, schema.key());
-  entry.schema = std::make_shared<const KernelTuningSchema>(schema);
-  entry.defaults = schema.defaults();
-  next->entries_ = std::move(entries);
-  publish(std::move(next));
-  return Error::ok();
+    KeyEntry& entry = builder.edit(schema.key());
+    entry.schema = std::make_shared<const KernelTuningSchema>(schema);
+    entry.defaults = schema.defaults();
+    return Error::ok();
+  });
 }
 
 void KernelTuningRegistry::register_schema(const KernelTuningSchema& schema) {
@@ -94,52 +85,72 @@ void KernelTuningRegistry::register_schema(const KernelTuningSchema& schema) {
   if (e.is_bad()) throw TuningError(e.message());
 }
 
-Error KernelTuningRegistry::try_register_profiles(std::vector<KernelTuningProfile> profiles) {
+Error KernelTuningRegistry::change_generation(const std::function<Error(RegistryGeneration::Builder&)>& change) {
   std::lock_guard lock(writer_mutex_);
   auto current = this->current();
-  auto entries = std::make_shared<Entries>(*current->entries_);
-  std::unordered_set<KernelTuningKey, KernelTuningKeyHash> touched;
-
-  for (KernelTuningProfile& profile : profiles) {
-    const KernelTuningKey key = profile.parameters.key;  // a copy: the profile is moved below
-    if (profile.name.empty()) profile.name = generated_name(profile);
-    auto found = entries->by_key.find(key);
-    if (found == entries->by_key.end() || !found->second->schema) {
-      return invalid(fmt::format("profile {}: no schema is registered for key {}", profile.name, key.to_string()));
-    }
-    Error selector_error = validate(profile.selector);
-    if (selector_error.is_bad()) return invalid(fmt::format("profile {}: {}", profile.name, selector_error.message()));
-    Error parameter_error = found->second->schema->validate(profile.parameters);
-    if (parameter_error.is_bad()) {
-      return invalid(fmt::format("profile {}: {}", profile.name, parameter_error.message()));
-    }
-    if (!entries->profile_names.insert(profile.name).second) {
-      return invalid(fmt::format("profile {}: a profile with this name is already registered", profile.name));
-    }
-    auto stored = std::make_shared<StoredProfile>();
-    stored->specificity = specificity(profile.selector);
-    for (const auto& other : found->second->profiles) {
-      if (other->specificity == stored->specificity && other->profile.priority == profile.priority &&
-          may_overlap(other->profile.selector, profile.selector)) {
-        return invalid(fmt::format(
-            "profile {} is ambiguous with profile {}: same specificity ({}) and priority {} and "
-            "both can match one processor",
-            profile.name, other->profile.name, to_string(stored->specificity.level), profile.priority));
-      }
-    }
-    stored->merged = found->second->schema->merge(profile.parameters);
-    stored->sequence = entries->next_sequence++;
-    stored->profile = std::move(profile);
-    KeyEntry& entry = mutable_entry(*entries, key);
-    entry.profiles.push_back(std::move(stored));
-    touched.insert(key);
-  }
-  for (const KernelTuningKey& key : touched) mutable_entry(*entries, key).rebuild();
-
+  RegistryGeneration::Builder builder(*current->entries_);
+  TUNEKIT_RETURN_IF_ERROR(change(builder));  // nothing is published on error
+  if (builder.unchanged) return Error::ok();
+  for (auto& [key, entry] : builder.edited) entry->rebuild();
   auto next = std::make_shared<RegistryGeneration>(current->number() + 1, counters_);
-  next->entries_ = std::move(entries);
+  next->entries_ = std::make_shared<const Entries>(std::move(builder.entries));
   publish(std::move(next));
   return Error::ok();
+}
+
+namespace {
+
+// The schema registered for a profile's key inside a generation being built.
+Result<const KernelTuningSchema*> schema_for(const RegistryGeneration::Builder& builder, const KernelTuningKey& key,
+                                             std::string_view what, const std::string& name) {
+  const KeyEntry* entry = builder.find(key);
+  if (entry == nullptr || !entry->schema) {
+    return invalid(fmt::format("{} {}: no schema is registered for key {}", what, name, key.to_string()));
+  }
+  return entry->schema.get();
+}
+
+Error validate_parameters(const KernelTuningSchema& schema, const KernelTuningParameters& parameters,
+                          std::string_view what, const std::string& name) {
+  Error e = schema.validate(parameters);
+  return e.is_bad() ? invalid(fmt::format("{} {}: {}", what, name, e.message())) : Error::ok();
+}
+
+}  // namespace
+
+Error KernelTuningRegistry::try_register_profiles(std::vector<KernelTuningProfile> profiles) {
+  return change_generation([&](RegistryGeneration::Builder& builder) -> Error {
+    Entries& entries = builder.entries;
+    for (KernelTuningProfile& profile : profiles) {
+      const KernelTuningKey key = profile.parameters.key;  // a copy: the profile is moved below
+      if (profile.name.empty()) profile.name = generated_name(profile);
+      Result<const KernelTuningSchema*> schema = schema_for(builder, key, "profile", profile.name);
+      if (!schema.ok()) return schema.error();
+      Error selector_error = validate(profile.selector);
+      if (selector_error.is_bad()) return invalid(fmt::format("profile {}: {}", profile.name, selector_error.message()));
+      TUNEKIT_RETURN_IF_ERROR(validate_parameters(**schema, profile.parameters, "profile", profile.name));
+      if (!entries.profile_names.insert(profile.name).second) {
+        return invalid(fmt::format("profile {}: a profile with this name is already registered", profile.name));
+      }
+      auto stored = std::make_shared<StoredProfile>();
+      stored->specificity = specificity(profile.selector);
+      KeyEntry& entry = builder.edit(key);
+      for (const auto& other : entry.profiles) {
+        if (other->specificity == stored->specificity && other->profile.priority == profile.priority &&
+            may_overlap(other->profile.selector, profile.selector)) {
+          return invalid(fmt::format(
+              "profile {} is ambiguous with profile {}: same specificity ({}) and priority {} and "
+              "both can match one processor",
+              profile.name, other->profile.name, to_string(stored->specificity.level), profile.priority));
+        }
+      }
+      stored->merged = (*schema)->merge(profile.parameters);
+      stored->sequence = entries.next_sequence++;
+      stored->profile = std::move(profile);
+      entry.profiles.push_back(std::move(stored));
+    }
+    return Error::ok();
+  });
 }
 
 void KernelTuningRegistry::register_profile(KernelTuningProfile profile) {
@@ -150,48 +161,34 @@ void KernelTuningRegistry::register_profile(KernelTuningProfile profile) {
 }
 
 Error KernelTuningRegistry::try_publish_calibrated(std::vector<CalibratedKernelProfile> profiles) {
-  std::lock_guard lock(writer_mutex_);
-  auto current = this->current();
-  auto entries = std::make_shared<Entries>(*current->entries_);
-  std::unordered_set<KernelTuningKey, KernelTuningKeyHash> touched;
-
-  for (CalibratedKernelProfile& profile : profiles) {
-    const KernelTuningKey key = profile.parameters.key;  // a copy: the profile is moved below
-    if (profile.name.empty()) profile.name = generated_name(profile);
-    auto found = entries->by_key.find(key);
-    if (found == entries->by_key.end() || !found->second->schema) {
-      return invalid(fmt::format("calibrated profile {}: no schema is registered for key {}", profile.name,
-                                 key.to_string()));
+  return change_generation([&](RegistryGeneration::Builder& builder) -> Error {
+    Entries& entries = builder.entries;
+    for (CalibratedKernelProfile& profile : profiles) {
+      const KernelTuningKey key = profile.parameters.key;  // a copy: the profile is moved below
+      if (profile.name.empty()) profile.name = generated_name(profile);
+      Result<const KernelTuningSchema*> schema = schema_for(builder, key, "calibrated profile", profile.name);
+      if (!schema.ok()) return schema.error();
+      TUNEKIT_RETURN_IF_ERROR(validate_parameters(**schema, profile.parameters, "calibrated profile", profile.name));
+      auto stored = std::make_shared<StoredCalibrated>();
+      stored->execution_identity = platform::execution_identity_string(profile.execution);
+      stored->merged = (*schema)->merge(profile.parameters);
+      KeyEntry& entry = builder.edit(key);
+      // The newest measurement for an execution replaces the older one.
+      std::erase_if(entry.calibrated, [&](const auto& c) {
+        if (c->execution_identity != stored->execution_identity) return false;
+        entries.profile_names.erase(c->profile.name);
+        return true;
+      });
+      if (!entries.profile_names.insert(profile.name).second) {
+        return invalid(fmt::format("calibrated profile {}: a profile with this name is already registered",
+                                   profile.name));
+      }
+      if (!profile.report_digest.empty()) entries.calibrated_digests.insert(profile.report_digest);
+      stored->profile = std::move(profile);
+      entry.calibrated.push_back(std::move(stored));
     }
-    Error parameter_error = found->second->schema->validate(profile.parameters);
-    if (parameter_error.is_bad()) {
-      return invalid(fmt::format("calibrated profile {}: {}", profile.name, parameter_error.message()));
-    }
-    auto stored = std::make_shared<StoredCalibrated>();
-    stored->execution_identity = platform::execution_identity_string(profile.execution);
-    stored->merged = found->second->schema->merge(profile.parameters);
-    KeyEntry& entry = mutable_entry(*entries, key);
-    // The newest measurement for an execution replaces the older one.
-    std::erase_if(entry.calibrated, [&](const auto& c) {
-      if (c->execution_identity != stored->execution_identity) return false;
-      entries->profile_names.erase(c->profile.name);
-      return true;
-    });
-    if (!entries->profile_names.insert(profile.name).second) {
-      return invalid(fmt::format("calibrated profile {}: a profile with this name is already registered",
-                                 profile.name));
-    }
-    if (!profile.report_digest.empty()) entries->calibrated_digests.insert(profile.report_digest);
-    stored->profile = std::move(profile);
-    entry.calibrated.push_back(std::move(stored));
-    touched.insert(key);
-  }
-  for (const KernelTuningKey& key : touched) mutable_entry(*entries, key).rebuild();
-
-  auto next = std::make_shared<RegistryGeneration>(current->number() + 1, counters_);
-  next->entries_ = std::move(entries);
-  publish(std::move(next));
-  return Error::ok();
+    return Error::ok();
+  });
 }
 
 void RegisterKernelTuningSchema(const KernelTuningSchema& schema) {

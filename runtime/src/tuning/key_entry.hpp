@@ -57,6 +57,29 @@ struct RegistryGeneration::Entries {
   std::uint64_t next_sequence = 0;
 };
 
+// A generation under construction: shares every key entry with the current
+// generation until a key is edited, then edits a private copy of it.
+struct RegistryGeneration::Builder {
+  explicit Builder(const Entries& current) : entries(current) {}
+  Entries entries;
+  std::unordered_map<KernelTuningKey, std::shared_ptr<KeyEntry>, KernelTuningKeyHash> edited;
+  bool unchanged = false;  // set by a change that turned out to be a no-op: nothing is published
+
+  KeyEntry& edit(const KernelTuningKey& key) {
+    auto& copy = edited[key];
+    if (!copy) {
+      auto& slot = entries.by_key[key];
+      copy = slot ? std::make_shared<KeyEntry>(*slot) : std::make_shared<KeyEntry>();
+      slot = copy;
+    }
+    return *copy;
+  }
+  const KeyEntry* find(const KernelTuningKey& key) const {
+    auto it = entries.by_key.find(key);
+    return it == entries.by_key.end() ? nullptr : it->second.get();
+  }
+};
+
 std::string model_bucket(std::string_view vendor, std::uint32_t family, std::uint32_t model);
 std::string family_bucket(std::string_view vendor, std::uint32_t family);
 

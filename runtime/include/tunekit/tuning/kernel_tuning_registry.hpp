@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,7 @@ class RegistryGeneration {
   // Internal storage, defined in the implementation.
   struct KeyEntry;
   struct Entries;
+  struct Builder;
   RegistryGeneration(std::uint64_t number, std::shared_ptr<AccessCounters> counters);
   ~RegistryGeneration();
 
@@ -106,6 +108,10 @@ class KernelTuningRegistry {
  private:
   std::shared_ptr<const RegistryGeneration> current() const;
   void publish(std::shared_ptr<const RegistryGeneration> next);
+  // Lets `change` edit a copy of the current generation (copying only the
+  // keys it edits), rebuilds the edited keys' indexes and publishes the
+  // result as the next generation; an error from `change` publishes nothing.
+  Error change_generation(const std::function<Error(RegistryGeneration::Builder&)>& change);
 
   std::shared_ptr<AccessCounters> counters_;
   std::mutex writer_mutex_;  // serialises builders of new generations
