@@ -2,6 +2,7 @@
 // 2 bad usage or bad input.
 #include <CLI/CLI.hpp>
 
+#include "cache_command.hpp"
 #include "describe_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   tunekit::cli::add_describe_command(app, exit_code);
+  tunekit::cli::add_cache_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
