@@ -8,6 +8,7 @@
 
 #include "autotune_runner.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/graph/override_writer.hpp"
 
 namespace tunekit::graph {
 namespace {
@@ -70,18 +71,20 @@ Error run_checked(Graph::Impl& g, Handle* handle, const VariantPack& variant_pac
   }
 
   const detail::AutotuneRequest request{*handle, variant_pack, workspace, workspace_size, config};
+  std::vector<AutotuneResult> ranked;
+  std::vector<AutotuneResult>* out = results ? results : &ranked;
   Error outcome;
   try {
-    outcome = detail::run_autotune(g, request, results);
+    outcome = detail::run_autotune(g, request, out);
   } catch (const std::exception& error) {
     return fail(ErrorCode::INTERNAL, fmt::format("autotune: unexpected exception: {}", error.what()));
   }
   if (outcome.is_bad()) return outcome;
   if (!storage.file_path.empty()) {
-    // The winner is selected; only the override file is missing.
-    return fail(ErrorCode::NOT_SUPPORTED,
-                fmt::format("autotune: writing results to '{}' is not supported yet; the winner is selected",
-                            storage.file_path.string()));
+    // The winner is selected whatever happens to the file.
+    const OverrideWriteContext context{handle->device(), handle->registry()};
+    Result<OverrideWriteReport> written = write_autotune_override(g.operation_graph, out->front(), context, storage);
+    if (!written.ok()) return written.error();
   }
   return Error::ok();
 }

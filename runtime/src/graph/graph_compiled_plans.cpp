@@ -63,9 +63,15 @@ Error Graph::create_execution_plans(const std::vector<HeuristicMode>& modes) {
   g.plans.clear();
   g.active_plan.reset();
   g.tuned_plan.reset();
-  for (const Engine* engine : g.ordered_engines(modes)) {
-    const auto estimate = detail::estimate_workspace(*engine, g.operation_graph, engine->descriptor().resolve({}));
-    g.plans.push_back(detail::make_plan(engine, engine->descriptor().id, {}, estimate.ok() ? *estimate : 0));
+  const std::vector<const Engine*> ordered = g.ordered_engines(modes);
+  const std::optional<Impl::OverrideSelection> selected = g.override_selection(ordered);
+  auto add = [&](const Engine* engine, std::vector<KnobSetting> settings) {
+    const auto estimate = detail::estimate_workspace(*engine, g.operation_graph, engine->descriptor().resolve(settings));
+    g.plans.push_back(detail::make_plan(engine, engine->descriptor().id, std::move(settings), estimate.ok() ? *estimate : 0));
+  };
+  if (selected) add(selected->engine, selected->knob_settings);
+  for (const Engine* engine : ordered) {
+    if (!selected || engine != selected->engine) add(engine, {});
   }
   if (g.plans.empty()) return {ErrorCode::NOT_SUPPORTED, "create_execution_plans: no engine applies to this graph"};
   return Error::ok();

@@ -44,6 +44,14 @@ struct Graph::Impl {
   Error require_built(std::string_view call) const;
   // Applicable engines in the order of the modes (first mode first, no repeats).
   std::vector<const Engine*> ordered_engines(const std::vector<HeuristicMode>& modes) const;
+  // The engine and knobs the override policy (TUNEKIT_HEUR_CONFIG_PATH)
+  // selects for this graph among the applicable engines; nullopt when no
+  // entry matches or the match no longer applies (logged).
+  struct OverrideSelection {
+    const Engine* engine = nullptr;
+    std::vector<KnobSetting> knob_settings;
+  };
+  std::optional<OverrideSelection> override_selection(const std::vector<const Engine*>& applicable) const;
   // The plan execute() runs, or null.
   detail::ExecutionPlan* selected_plan();
 };

@@ -72,6 +72,12 @@ class EngineProvider {
   virtual ~EngineProvider() = default;
   virtual std::string name() const = 0;
   virtual std::vector<std::shared_ptr<const Engine>> engines() const = 0;
+  // Version of what the engines are and compute (ids, names, knobs,
+  // algorithms). Override files record it so that entries tuned against
+  // another catalogue miss. Empty: the registry derives one from the
+  // descriptors, which catches changed ids, names and knobs but not changed
+  // algorithms behind them.
+  virtual std::string catalogue_version() const { return {}; }
 };
 
 }  // namespace tunekit::graph

@@ -14,6 +14,17 @@
 
 namespace tunekit::graph {
 
+// Where a registered engine came from: its provider and that provider's
+// catalogue version (declared, or derived from the descriptors as
+// "derived:<xxh3 hex>"). Engines added alone have provider "".
+struct EngineOrigin {
+  std::string provider;
+  std::string catalogue_version;
+};
+
+// "derived:<16 hex digits>" over the ids, names and knobs of engines.
+std::string derive_catalogue_version(const std::vector<std::shared_ptr<const Engine>>& engines);
+
 class EngineRegistry {
  public:
   // Registers every engine of provider, or none: INVALID_VALUE when an id or
@@ -27,10 +38,13 @@ class EngineRegistry {
   const Engine* find(std::int64_t id) const noexcept;
   const Engine* find(std::string_view name) const noexcept;
   std::size_t size() const noexcept { return engines_.size(); }
+  // The origin of a registered engine; null when the id is not registered.
+  const EngineOrigin* origin(std::int64_t id) const noexcept;
 
  private:
   Error check(const std::vector<std::shared_ptr<const Engine>>& candidates) const;
   std::vector<std::shared_ptr<const Engine>> engines_;
+  std::vector<EngineOrigin> origins_;  // parallel to engines_
 };
 
 }  // namespace tunekit::graph

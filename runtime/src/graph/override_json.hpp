@@ -1,0 +1,34 @@
+// Internal: the JSON form of override entries, shared by the reader, the
+// writer and the merge: entry parsing with a reason per problem, knob
+// values with their type field, and the writer's match key.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tunekit/core/result.hpp"
+#include "tunekit/graph/override_file.hpp"
+
+namespace tunekit::graph::detail {
+
+// The entry at index, or the reason it is malformed ("tensors[1].dim: ...").
+Result<OverrideEntry> parse_override_entry(const nlohmann::json& entry, std::size_t index, bool positional);
+
+// {"knob_id", "type", "value"} with type "int", "double" or "string".
+nlohmann::json knob_to_json(const KnobSetting& knob);
+
+// (op, criteria, tensors by id in any order) as text: equal keys are the
+// same match key for the writer's replace-on-match.
+std::string writer_match_key(const OverrideEntry& entry);
+
+// Parses text as JSON; INVALID_VALUE "source: line L, column C: problem".
+Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source);
+
+// The version of a parsed top-level object: 1 when absent, nullopt when
+// the value is not 1 or 2.
+std::optional<int> override_file_version(const nlohmann::json& document);
+
+}  // namespace tunekit::graph::detail

@@ -1,0 +1,139 @@
+// The selection policy's file set: stat-based reloads, one immutable index
+// per change, and the process-wide instance that follows
+// TUNEKIT_HEUR_CONFIG_PATH.
+#include "tunekit/graph/override_policy.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "tunekit/core/log.hpp"
+
+namespace tunekit::graph {
+namespace {
+
+struct FileStamp {
+  std::int64_t size = -1;
+  std::int64_t mtime_ns = -1;
+  friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+std::optional<FileStamp> stamp_of(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileStamp{static_cast<std::int64_t>(info.st_size),
+                   static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec};
+}
+
+struct Loaded {
+  std::filesystem::path path;
+  std::optional<FileStamp> stamp;     // nullopt: missing
+  std::optional<OverrideFile> file;   // nullopt: missing or unreadable
+};
+
+}  // namespace
+
+std::vector<std::filesystem::path> split_override_path_list(std::string_view list) {
+  std::vector<std::filesystem::path> paths;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(':', start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) paths.emplace_back(std::string(list.substr(start, end - start)));
+    start = end + 1;
+  }
+  return paths;
+}
+
+struct OverridePolicy::Impl {
+  mutable std::mutex mutex;
+  std::vector<Loaded> files;
+  std::shared_ptr<const OverrideIndex> index;
+  std::size_t parses = 0;
+  std::optional<std::string> environment;  // the variable's value last applied
+};
+
+OverridePolicy::OverridePolicy() : impl_(std::make_unique<Impl>()) {}
+OverridePolicy::~OverridePolicy() = default;
+
+void OverridePolicy::set_paths(std::vector<std::filesystem::path> paths) {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<Loaded> files;
+  for (auto& path : paths) {
+    Loaded loaded;
+    // Keep what is already loaded for a path listed again.
+    for (const Loaded& old : impl_->files) {
+      if (old.path == path) loaded = old;
+    }
+    loaded.path = std::move(path);
+    files.push_back(std::move(loaded));
+  }
+  impl_->files = std::move(files);
+  impl_->index.reset();
+}
+
+std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
+  std::lock_guard lock(impl_->mutex);
+  bool changed = !impl_->index;
+  for (Loaded& loaded : impl_->files) {
+    const std::optional<FileStamp> stamp = stamp_of(loaded.path);
+    if (stamp == loaded.stamp && (loaded.file || !stamp)) continue;
+    if (stamp != loaded.stamp) changed = true;
+    loaded.stamp = stamp;
+    loaded.file.reset();
+    if (!stamp) {
+      log::debug("overrides: {} does not exist; skipped", loaded.path.string());
+      continue;
+    }
+    ++impl_->parses;
+    Result<OverrideFile> file = read_override_file(loaded.path);
+    if (!file.ok()) {
+      log::warn("overrides: {} is skipped: {}", loaded.path.string(), file.error().message());
+      continue;
+    }
+    for (const OverrideEntryProblem& problem : file->rejected) {
+      log::warn("overrides: {}: {} (entry skipped)", loaded.path.string(), describe(problem));
+    }
+    log::info("overrides: loaded {} ({} entries, {} rejected)", loaded.path.string(), file->entries.size(),
+              file->rejected.size());
+    loaded.file = std::move(file).value();
+    changed = true;
+  }
+  if (changed) {
+    std::vector<OverrideFile> files;
+    for (const Loaded& loaded : impl_->files) {
+      if (loaded.file) files.push_back(*loaded.file);
+    }
+    impl_->index = std::make_shared<const OverrideIndex>(std::move(files));
+  }
+  return impl_->index->files().empty() ? nullptr : impl_->index;
+}
+
+std::size_t OverridePolicy::parse_count() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->parses;
+}
+
+OverridePolicy& OverridePolicy::process() {
+  static OverridePolicy policy;
+  return policy;
+}
+
+std::shared_ptr<const OverrideIndex> OverridePolicy::refresh_from_environment() {
+  const char* value = std::getenv(kOverridePathVariable);
+  const std::string list = value ? value : "";
+  bool apply = false;
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->environment || *impl_->environment != list) {
+      impl_->environment = list;
+      apply = true;
+    }
+  }
+  if (apply) set_paths(split_override_path_list(list));
+  if (list.empty()) return nullptr;
+  return refresh();
+}
+
+}  // namespace tunekit::graph
