@@ -3,9 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cache_command.hpp"
+#include "calibrate_command.hpp"
 #include "describe_command.hpp"
+#include "overrides_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
+#include "tune_command.hpp"
 
 int main(int argc, char** argv) {
   tunekit::log::apply_environment();
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   tunekit::cli::add_describe_command(app, exit_code);
   tunekit::cli::add_cache_command(app, exit_code);
+  tunekit::cli::add_calibrate_command(app, exit_code);
+  tunekit::cli::add_tune_command(app, exit_code);
+  tunekit::cli::add_overrides_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

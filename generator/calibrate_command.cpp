@@ -1,0 +1,136 @@
+// Calibration from the command line: selection flags, budgets, progress per
+// key on standard error, a JSON report, and the cache load/update around it.
+#include "calibrate_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "tunekit/cpu/register.hpp"
+#include "tunekit/store/atomic_file.hpp"
+#include "tunekit/tuning/kernel_tuning_cache.hpp"
+
+namespace tunekit::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string library;
+  std::vector<std::string> kernels;
+  std::vector<std::string> implementations;
+  std::vector<std::string> element_types;
+  bool only_missing = false;
+  double time_budget_seconds = 10.0;
+  std::size_t memory_budget_mib = 512;
+  std::uint32_t threads = 0;
+  std::uint64_t seed = 0x7E5EC0DE;
+  std::string report_path;
+  std::string cache_path;
+  bool no_cache = false;
+};
+
+int fail(int code, const std::string& message) {
+  fmt::print(stderr, "tunekit calibrate: {}\n", message);
+  return code;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  tuning::KernelCalibrationSelection selection;
+  if (!o.library.empty()) selection.library = o.library;
+  selection.kernels = o.kernels;
+  selection.implementations = o.implementations;
+  for (const std::string& name : o.element_types) {
+    auto type = core::parse_data_type(name);
+    if (!type) return fail(2, fmt::format("--element-type: unknown data type '{}'", name));
+    selection.element_types.push_back(*type);
+  }
+  selection.only_missing = o.only_missing;
+
+  cpu::register_tunekit_cpu();
+  tuning::CalibrationOptions options;
+  options.time_budget = std::chrono::milliseconds(static_cast<std::int64_t>(o.time_budget_seconds * 1000));
+  options.memory_budget_bytes = o.memory_budget_mib << 20;
+  options.maximum_threads = o.threads;
+  options.seed = o.seed;
+  options.execution = platform::detect_execution_descriptor(
+      o.threads > 0 ? std::optional<std::uint32_t>(o.threads) : std::nullopt);
+
+  tuning::KernelTuningCacheOptions cache_options;
+  if (!o.cache_path.empty()) cache_options.path = o.cache_path;
+  cache_options.execution = options.execution;
+  if (!o.no_cache) {
+    tuning::KernelTuningCacheLoadReport loaded = tuning::LoadKernelTuningCache(selection, cache_options);
+    fmt::print(stderr, "cache: {}\n", loaded.summary());
+  }
+
+  const bool terminal = isatty(STDERR_FILENO) == 1;
+  auto started = std::make_shared<std::chrono::steady_clock::time_point>();
+  options.progress = [terminal, started](const tuning::KernelTuningKey& key, std::string_view event) {
+    if (event == "start") {
+      *started = std::chrono::steady_clock::now();
+      fmt::print(stderr, "{} {} ...{}", terminal ? "\r" : "", key.to_string(), terminal ? "" : "\n");
+      std::fflush(stderr);
+      return;
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *started);
+    fmt::print(stderr, "{}{} {} ({} ms)\n", terminal ? "\r" : "", key.to_string(), event,
+               event == "skipped" ? 0 : ms.count());
+  };
+
+  tuning::CalibrationBatchReport report;
+  try {
+    report = tuning::CalibrateRegisteredKernels(selection, options);
+  } catch (const std::exception& e) {
+    return fail(1, fmt::format("calibration failed, nothing was published or stored: {}", e.what()));
+  }
+  for (const tuning::CalibratedKey& c : report.calibrated) {
+    fmt::print("calibrated  {}  {}\n", c.profile.parameters.key.to_string(), c.profile.parameters.to_string());
+  }
+  for (const tuning::KeyOutcome& s : report.skipped) fmt::print("skipped     {}  {}\n", s.key.to_string(), s.reason);
+  for (const tuning::KeyOutcome& u : report.unsupported) {
+    fmt::print("unsupported {}  {}\n", u.key.to_string(), u.reason);
+  }
+  if (report.calibrated.empty() && report.skipped.empty() && report.unsupported.empty()) {
+    fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n", selection.to_string());
+  }
+
+  int code = 0;
+  if (!o.report_path.empty()) {
+    store::AtomicWriteOptions write;
+    write.create_parent_folders = true;
+    Error written = store::write_file_atomically(o.report_path, report.to_json() + "\n", write);
+    if (written.is_bad()) code = fail(1, written.message());
+  }
+  if (!o.no_cache && !report.calibrated.empty()) {
+    const std::vector<tuning::CalibratedKernelProfile> profiles = report.successful_profiles();
+    tuning::KernelTuningCacheUpdateReport updated = tuning::UpdateKernelTuningCache(profiles, cache_options);
+    fmt::print(stderr, "cache: {}\n", updated.summary());
+    if (!updated.ok()) code = fail(1, "the cache was not updated: " + updated.error.message());
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* c = app.add_subcommand("calibrate", "Calibrate the thresholds of the tunekit_cpu kernels on this machine");
+  c->add_option("--library", o->library, "Only keys of this kernel library");
+  c->add_option("--kernel", o->kernels, "Only these kernels (repeatable: values OR)");
+  c->add_option("--implementation", o->implementations, "Only these implementations (repeatable)");
+  c->add_option("--element-type", o->element_types, "Only these element types, e.g. float (repeatable)");
+  c->add_flag("--only-missing", o->only_missing, "Skip keys that already have a calibrated profile for this execution");
+  c->add_option("--time-budget", o->time_budget_seconds, "Seconds of measurement per key")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--memory-budget", o->memory_budget_mib, "MiB a candidate may allocate")->check(CLI::PositiveNumber);
+  c->add_option("--threads", o->threads, "Calibrate for this many threads (0: all this process may use)");
+  c->add_option("--seed", o->seed, "Seed of the synthetic inputs");
+  c->add_option("--report", o->report_path, "Write the full calibration report as JSON to this file");
+  c->add_option("--cache", o->cache_path, "Cache file (default: $TUNEKIT_CACHE_PATH or $XDG_CACHE_HOME/tunekit/kernel_tuning.toml)");
+  c->add_flag("--no-cache", o->no_cache, "Neither load nor update the cache");
+  c->callback([o, &exit_code] { exit_code = run_calibrate(*o); });
+}
+
+}  // namespace tunekit::cli
