@@ -1,0 +1,289 @@
+// Autotunes graph files on this machine's CPU and persists the winners.
+#include "tune_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+
+#include "tunekit/cpu/engines.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/graph/graph_file.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::cli {
+namespace {
+
+struct TuneOptions {
+  std::vector<std::string> graphs;
+  std::string output;
+  std::string mode = "standard";
+  std::string strategy = "run_until_stable";
+  int iterations = 0;  // 0: the default of the strategy
+  int warmup = 1;
+  std::int64_t workspace_limit = -1;
+  bool replace = false;
+  bool append = false;
+  std::vector<std::string> shape_sets;  // names; "all" for every set
+  bool json = false;
+};
+
+struct Problem {
+  std::string file;
+  std::string shape_set;  // empty: the file's own dims
+  std::vector<graph::AutotuneResult> results;
+  std::string error;
+  int exit_code = 0;
+};
+
+nlohmann::json knobs_json(const std::vector<graph::KnobSetting>& knobs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : knobs) {
+    nlohmann::json j{{"knob_id", k.knob_id}};
+    if (auto i = k.value.as_int()) {
+      j["type"] = "int";
+      j["value"] = *i;
+    } else if (auto d = k.value.as_double()) {
+      j["type"] = "double";
+      j["value"] = *d;
+    } else if (auto s = k.value.as_string()) {
+      j["type"] = "string";
+      j["value"] = *s;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+void print_table(const Problem& p) {
+  fmt::print("{}{}\n", p.file, p.shape_set.empty() ? "" : " [" + p.shape_set + "]");
+  if (!p.error.empty()) fmt::print("  failed: {}\n", p.error);
+  if (p.results.empty()) return;
+  fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  {}\n", "rank", "engine", "knobs", "min ms",
+             "avg ms", "stddev ms", "iters", "workspace", "status");
+  for (const auto& r : p.results) {
+    const std::string knobs = graph::describe_knob_settings(r.knob_settings);
+    if (r.succeeded) {
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12.6f} {:>12.6f} {:>12.6f} {:>6} {:>10}  {}\n", r.rank, r.engine_name, knobs,
+                 r.min_time_ms, r.avg_time_ms, r.stddev_ms, r.iterations_run, r.workspace_size,
+                 r.rank == 0 ? "winner" : "ok");
+    } else {
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  failed: {}\n", "-", r.engine_name, knobs, "-",
+                 "-", "-", r.iterations_run, r.workspace_size, r.error_message);
+    }
+  }
+}
+
+nlohmann::json problem_json(const Problem& p) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& r : p.results) {
+    candidates.push_back({{"engine_id", r.engine_id},
+                          {"engine_name", r.engine_name},
+                          {"knobs", knobs_json(r.knob_settings)},
+                          {"min_time_ms", r.min_time_ms},
+                          {"avg_time_ms", r.avg_time_ms},
+                          {"stddev_ms", r.stddev_ms},
+                          {"iterations_run", r.iterations_run},
+                          {"workspace_size", r.workspace_size},
+                          {"rank", r.rank},
+                          {"succeeded", r.succeeded},
+                          {"error_message", r.error_message}});
+  }
+  nlohmann::json out{{"graph", p.file}, {"candidates", std::move(candidates)}};
+  out["shape_set"] = p.shape_set.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.shape_set);
+  if (!p.error.empty()) out["error"] = p.error;
+  return out;
+}
+
+// Random inputs in [-1, 1) for float tensors; other types stay zero.
+Result<std::vector<platform::DeviceBuffer>> make_buffers(const graph::OperationGraph& og, platform::Device& device,
+                                                         graph::VariantPack& pack) {
+  std::vector<platform::DeviceBuffer> buffers;
+  std::mt19937 random(42);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (const graph::Tensor& t : og.tensors()) {
+    if (t->get_is_virtual()) continue;
+    const DataType type = t->get_data_type().value_or(DataType::FLOAT);
+    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, t->span_elements()));
+    Result<platform::DeviceBuffer> buffer = device.allocate(count * core::size_of(type));
+    if (!buffer.ok()) return buffer.error();
+    std::memset(buffer->data(), 0, buffer->size());
+    if (type == DataType::FLOAT) {
+      float* data = static_cast<float*>(buffer->data());
+      for (std::size_t i = 0; i < count; ++i) data[i] = uniform(random);
+    }
+    pack[t->get_uid()] = buffer->data();
+    buffers.push_back(std::move(buffer).value());
+  }
+  return buffers;
+}
+
+// Candidate values of a knob: its allowed values, else the powers of two
+// within its bounds that it accepts (at most 8).
+std::vector<graph::KnobValue> sweep_values(const graph::Knob& knob) {
+  if (!knob.allowed_values.empty()) return knob.allowed_values;
+  std::vector<graph::KnobValue> values;
+  if (knob.type != graph::KnobType::INT || !knob.min_value || !knob.max_value) return values;
+  const std::int64_t low = knob.min_value->as_int().value_or(0);
+  const std::int64_t high = knob.max_value->as_int().value_or(0);
+  for (std::int64_t v = 1; v <= high && values.size() < 8; v *= 2) {
+    if (v >= low && graph::normalize_knob_value(knob, v).ok()) values.push_back(v);
+  }
+  return values;
+}
+
+// Every applicable engine with each value of its tunable knobs (the default
+// candidates are already stored; duplicates are dropped by the graph).
+Error add_knob_sweeps(graph::Graph& g) {
+  std::vector<graph::EngineConfigInfo> configs;
+  TUNEKIT_RETURN_IF_ERROR(g.get_engine_configs(configs));
+  std::vector<graph::EngineSweepSpec> sweeps;
+  for (const graph::EngineConfigInfo& config : configs) {
+    graph::EngineSweepSpec sweep;
+    sweep.engine_id = config.engine_id;
+    for (const graph::Knob& knob : config.knobs) {
+      if (knob.id == graph::kBenchmarkingKnob) continue;
+      std::vector<graph::KnobValue> values;
+      for (graph::KnobValue& v : sweep_values(knob)) {
+        if (!(v == knob.default_value)) values.push_back(std::move(v));  // the default is already a candidate
+      }
+      if (!values.empty()) sweep.axes.push_back({knob.id, std::move(values)});
+    }
+    if (!sweep.axes.empty()) sweeps.push_back(std::move(sweep));
+  }
+  return sweeps.empty() ? Error::ok() : g.add_engine_sweep(sweeps);
+}
+
+void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_t> shape_set, graph::Handle& handle,
+              const graph::AutotuneConfig& config, const graph::AutotuneStorageConfig& storage,
+              std::int64_t workspace_limit) {
+  auto fail = [&](int code, std::string message) {
+    p.exit_code = code;
+    p.error = std::move(message);
+  };
+  Result<graph::Graph> made = graph::make_graph(file, shape_set);
+  if (!made.ok()) return fail(2, made.error().message());
+  graph::Graph& g = *made;
+  if (Error e = g.build_operation_graph(&handle); e.is_bad()) return fail(2, e.message());
+  if (Error e = g.add_all_engines(); e.is_bad()) return fail(1, e.message());
+  if (Error e = add_knob_sweeps(g); e.is_bad()) return fail(1, e.message());
+  std::int64_t workspace_size = 0;
+  if (Error e = g.get_estimated_max_workspace_size(workspace_size); e.is_bad()) return fail(1, e.message());
+  if (workspace_limit >= 0) workspace_size = workspace_limit;
+  Result<platform::DeviceBuffer> workspace = handle.device().allocate(static_cast<std::size_t>(workspace_size));
+  if (!workspace.ok()) return fail(1, workspace.error().message());
+  graph::VariantPack pack;
+  Result<std::vector<platform::DeviceBuffer>> buffers = make_buffers(g.operation_graph(), handle.device(), pack);
+  if (!buffers.ok()) return fail(1, buffers.error().message());
+  Error tuned = g.autotune(&handle, pack, workspace_size > 0 ? workspace->data() : nullptr, workspace_size, config,
+                           storage, &p.results);
+  if (tuned.is_bad()) return fail(tuned.code() == ErrorCode::INVALID_VALUE && !p.results.empty() ? 2 : 1, tuned.message());
+  if (Error e = g.execute(&handle, pack, workspace_size > 0 ? workspace->data() : nullptr); e.is_bad()) {
+    return fail(1, "the winner does not execute: " + e.message());
+  }
+}
+
+int run_tune(const TuneOptions& options) {
+  graph::AutotuneConfig config;
+  auto mode = graph::parse_tune_mode(options.mode);
+  auto strategy = measure::parse_strategy(options.strategy);
+  if (!mode) return fmt::print(stderr, "tunekit tune: --mode: unknown mode '{}' (standard, exhaustive)\n", options.mode), 2;
+  if (!strategy) {
+    return fmt::print(stderr, "tunekit tune: --strategy: unknown strategy '{}' (fixed_average, run_until_stable)\n",
+                      options.strategy),
+           2;
+  }
+  config.mode = *mode;
+  config.strategy = *strategy;
+  config.warmup_iterations = options.warmup;
+  if (options.iterations > 0) {
+    if (config.strategy == graph::AutotuneStrategy::FIXED_AVERAGE) {
+      config.timed_iterations = options.iterations;
+    } else {
+      config.max_iterations = options.iterations;
+    }
+  }
+  if (Error e = graph::validate(config); e.is_bad()) return fmt::print(stderr, "tunekit tune: {}\n", e.message()), 2;
+
+  auto registry = std::make_shared<graph::EngineRegistry>();
+  if (Error e = cpu::register_reference_engines(*registry); e.is_bad()) {
+    return fmt::print(stderr, "tunekit tune: {}\n", e.message()), 1;
+  }
+  platform::CpuDevice device;
+  Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(device, registry);
+  if (!handle.ok()) return fmt::print(stderr, "tunekit tune: {}\n", handle.error().message()), 1;
+
+  std::vector<Problem> problems;
+  bool first_write = true;
+  int exit_code = 0;
+  for (const std::string& path : options.graphs) {
+    Result<graph::GraphFile> file = graph::read_graph_file(path);
+    if (!file.ok()) {
+      fmt::print(stderr, "tunekit tune: {}\n", file.error().message());
+      return 2;
+    }
+    std::vector<std::optional<std::size_t>> sets;
+    if (options.shape_sets.empty()) sets.push_back(std::nullopt);
+    for (const std::string& name : options.shape_sets) {
+      bool found = false;
+      for (std::size_t i = 0; i < file->shape_sets.size(); ++i) {
+        if (name == "all" || file->shape_sets[i].name == name) {
+          sets.push_back(i);
+          found = true;
+        }
+      }
+      if (!found && name != "all") {
+        fmt::print(stderr, "tunekit tune: {}: shape_sets: no shape set named '{}'\n", path, name);
+        return 2;
+      }
+    }
+    for (const auto& set : sets) {
+      Problem p{path, set ? file->shape_sets[*set].name : std::string(), {}, {}, 0};
+      graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
+      tune_one(p, *file, set, **handle, config, storage, options.workspace_limit);
+      if (p.exit_code == 0) first_write = false;
+      exit_code = std::max(exit_code, p.exit_code);
+      if (!options.json) print_table(p);
+      if (!p.error.empty()) fmt::print(stderr, "tunekit tune: {}: {}\n", p.file, p.error);
+      problems.push_back(std::move(p));
+    }
+  }
+  if (options.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Problem& p : problems) out.push_back(problem_json(p));
+    std::cout << out.dump(2) << '\n';
+  } else if (exit_code == 0) {
+    fmt::print("wrote {}\n", options.output);
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<TuneOptions>();
+  CLI::App* tune = app.add_subcommand("tune", "Autotune graph files and write the winners to an override file");
+  tune->add_option("graphs", options->graphs, "Graph files (TOML)")->required()->check(CLI::ExistingFile);
+  tune->add_option("--output,-o", options->output, "Engine-override file (JSON, version 2) to write")->required();
+  tune->add_option("--mode", options->mode, "standard or exhaustive")->capture_default_str();
+  tune->add_option("--strategy", options->strategy, "fixed_average or run_until_stable")->capture_default_str();
+  tune->add_option("--iterations", options->iterations,
+                   "Timed iterations (fixed_average) or the iteration cap (run_until_stable)")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--warmup", options->warmup, "Warm-up executions per candidate")->check(CLI::NonNegativeNumber);
+  tune->add_option("--workspace-limit", options->workspace_limit,
+                   "Bytes of workspace; candidates needing more are skipped (default: the largest estimate)")
+      ->check(CLI::NonNegativeNumber);
+  tune->add_option("--shape-set", options->shape_sets, "Tune this shape set of the files ('all': every one)");
+  auto* replace = tune->add_flag("--replace", options->replace, "Delete the file's existing entries first");
+  auto* append = tune->add_flag("--append", options->append, "Keep unrelated entries (the default)");
+  replace->excludes(append);
+  tune->add_flag("--json", options->json, "Print every candidate as JSON");
+  tune->callback([options, &exit_code] { exit_code = run_tune(*options); });
+}
+
+}  // namespace tunekit::cli

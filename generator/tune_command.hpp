@@ -1,0 +1,13 @@
+// `tunekit tune GRAPH.toml... --output FILE.json`: autotunes the graph files
+// (and their shape sets) with the built-in reference CPU engines, prints the
+// ranked candidates and writes each winner to an engine-override file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tunekit::cli {
+
+// Adds the subcommand; `exit_code` receives its result when it runs.
+void add_tune_command(CLI::App& app, int& exit_code);
+
+}  // namespace tunekit::cli
