@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "tunekit/cpu/register.hpp"
+#include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
@@ -48,7 +48,6 @@ int run_calibrate(const CalibrateOptions& o) {
   }
   selection.only_missing = o.only_missing;
 
-  cpu::register_tunekit_cpu();
   tuning::CalibrationOptions options;
   options.time_budget = std::chrono::milliseconds(static_cast<std::int64_t>(o.time_budget_seconds * 1000));
   options.memory_budget_bytes = o.memory_budget_mib << 20;

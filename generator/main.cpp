@@ -8,10 +8,14 @@
 #include "overrides_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/cpu/register.hpp"
 #include "tune_command.hpp"
 
 int main(int argc, char** argv) {
   tunekit::log::apply_environment();
+  // The kernels this tool ships: their schemas validate caches and profiles,
+  // their calibration functions serve `tunekit calibrate`.
+  tunekit::cpu::register_tunekit_cpu();
   CLI::App app{"tunekit: tunes compute kernels and graph engines for this machine", "tunekit"};
   app.set_version_flag("--version", tunekit::kVersion);
   app.require_subcommand(1);

@@ -1,0 +1,182 @@
+// `tunekit tune` and `tunekit overrides` end to end: tuning graph files into
+// an override file (append and replace, the ranked table and its JSON), the
+// refusal to append to a version-1 file, and show, validate, merge and
+// lookup with their exit codes.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_tool.hpp"
+
+namespace {
+
+using nlohmann::json;
+using tunekit::testing::run_tool;
+
+std::filesystem::path temporary_folder() {
+  char pattern[] = "/tmp/tunekit-overrides-cli-XXXXXX";
+  return mkdtemp(pattern);
+}
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string matmul_graph(int m, int k, int n) {
+  return "[[tensors]]\nname = \"A\"\nuid = 1\ndims = [" + std::to_string(m) + ", " + std::to_string(k) +
+         "]\n[[tensors]]\nname = \"B\"\nuid = 2\ndims = [" + std::to_string(k) + ", " + std::to_string(n) +
+         "]\n[[tensors]]\nname = \"C\"\nuid = 3\ndims = [" + std::to_string(m) + ", " + std::to_string(n) +
+         "]\n[[operations]]\nkind = \"matmul\"\ninputs = { A = \"A\", B = \"B\" }\noutputs = { C = \"C\" }\n";
+}
+
+class OverridesCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder = temporary_folder();
+    small = folder / "small.toml";
+    large = folder / "large.toml";
+    output = (folder / "out" / "overrides.json").string();
+    write(small, matmul_graph(16, 24, 8));
+    write(large, matmul_graph(40, 24, 8));
+  }
+  void TearDown() override { std::filesystem::remove_all(folder); }
+  std::vector<std::string> tune(std::vector<std::string> extra) {
+    std::vector<std::string> args{"tune", small.string(), "--output", output, "--strategy", "fixed_average",
+                                  "--iterations", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  std::filesystem::path folder, small, large;
+  std::string output;
+};
+
+TEST_F(OverridesCli, TunePrintsTheRankedTableAndWritesTheWinner) {
+  auto run = run_tool(tune({}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("rank  engine"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("winner"), std::string::npos);
+  EXPECT_NE(run.out.find("cpu_matmul_blocked"), std::string::npos);
+  EXPECT_NE(run.out.find("tile=8"), std::string::npos);
+  const json doc = json::parse(read(output));
+  EXPECT_EQ(doc["version"], 2);
+  ASSERT_EQ(doc["engine_overrides"].size(), 1u);
+  EXPECT_EQ(doc["engine_overrides"][0]["op"], "matmul");
+  EXPECT_EQ(doc["engine_overrides"][0]["validators"]["engine_catalogue_version"], "reference-1");
+}
+
+TEST_F(OverridesCli, TuneJsonListsEveryCandidateWinnerFirst) {
+  auto run = run_tool(tune({"--json"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json out = json::parse(run.out);
+  ASSERT_EQ(out.size(), 1u);
+  const json& candidates = out[0]["candidates"];
+  ASSERT_GE(candidates.size(), 5u);
+  EXPECT_EQ(candidates[0]["rank"], 0);
+  for (const char* key : {"engine_id", "engine_name", "knobs", "min_time_ms", "avg_time_ms", "stddev_ms", "iterations_run",
+                          "workspace_size", "rank", "succeeded", "error_message"}) {
+    EXPECT_TRUE(candidates[0].contains(key)) << key;
+  }
+  EXPECT_EQ(candidates[0]["succeeded"], true);
+  EXPECT_EQ(candidates[0]["iterations_run"], 2);
+  const json winner = json::parse(read(output))["engine_overrides"][0];
+  EXPECT_EQ(winner["engine_name"], candidates[0]["engine_name"]);
+}
+
+TEST_F(OverridesCli, TuneAppendsByDefaultAndReplacesOnRequest) {
+  ASSERT_EQ(run_tool(tune({})).exit_code, 0);
+  auto both = run_tool({"tune", large.string(), "--output", output, "--strategy", "fixed_average", "--iterations", "2"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(json::parse(read(output))["engine_overrides"].size(), 2u);
+  ASSERT_EQ(run_tool(tune({})).exit_code, 0);  // the same key: replaced, not added
+  EXPECT_EQ(json::parse(read(output))["engine_overrides"].size(), 2u);
+  auto replaced = run_tool(tune({"--replace"}));
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_EQ(json::parse(read(output))["engine_overrides"].size(), 1u);
+  EXPECT_EQ(run_tool(tune({"--replace", "--append"})).exit_code, 2);
+}
+
+TEST_F(OverridesCli, TuneRefusesToAppendToAVersionOneFile) {
+  std::filesystem::create_directories(folder / "out");
+  const std::string v1 = R"({"engine_overrides": []})";
+  write(output, v1);
+  auto run = run_tool(tune({}));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("refusing to append"), std::string::npos) << run.err;
+  EXPECT_EQ(read(output), v1);
+}
+
+TEST_F(OverridesCli, TuneNamesTheFileAndLineOfABadGraph) {
+  write(small, "[[tensors]]\nname = 3\n");
+  auto run = run_tool(tune({}));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(small.string() + ":2:"), std::string::npos) << run.err;
+}
+
+TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
+  ASSERT_EQ(run_tool(tune({})).exit_code, 0);
+  auto hit = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x24", "--tensor", "B=24x8",
+                       "--tensor", "C=16x8:8x1", "--json"});
+  ASSERT_EQ(hit.exit_code, 0) << hit.err;
+  const json match = json::parse(hit.out);
+  EXPECT_EQ(match["matched"], true);
+  EXPECT_EQ(match["file"], output);
+  EXPECT_EQ(match["entry_index"], 0);
+  EXPECT_EQ(match["exact"], true);
+  EXPECT_GE(match["engine_id"].get<int>(), 9001);
+  EXPECT_TRUE(match["knobs"].is_array());
+  EXPECT_EQ(match.size(), 7u);
+
+  auto miss = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8",
+                        "--tensor", "C=16x8", "--json"});
+  ASSERT_EQ(miss.exit_code, 0) << miss.err;
+  const json missed = json::parse(miss.out);
+  EXPECT_EQ(missed["matched"], false);
+  ASSERT_EQ(missed["misses"].size(), 1u);
+  EXPECT_EQ(missed["misses"][0]["file"], output);
+  EXPECT_EQ(missed["misses"][0]["entry_index"], 0);
+  EXPECT_EQ(missed["misses"][0]["reason"], "tensor A dims 16x24 do not fit 16x25");
+
+  auto bad = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16by8"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--tensor 'A=16by8'"), std::string::npos) << bad.err;
+}
+
+TEST_F(OverridesCli, ValidateShowAndMerge) {
+  const std::filesystem::path a = folder / "a.json", b = folder / "b.json", merged = folder / "merged.json";
+  write(a, R"({"version": 2, "engine_overrides": [
+      {"op": "matmul", "engine_name": "x", "tensors": [{"tensor_id": "A", "dim": [2, 2]}]},
+      {"op": "matmul", "tensors": []}]})");
+  write(b, R"({"version": 2, "engine_overrides": [
+      {"op": "matmul", "engine_name": "y", "tensors": [{"tensor_id": "A", "dim": [2, 2]}]},
+      {"op": "matmul", "engine_name": "z", "tensors": [{"tensor_id": "A", "dim": [3, 3]}]}]})");
+  auto invalid = run_tool({"overrides", "validate", a.string()});
+  EXPECT_EQ(invalid.exit_code, 2);
+  EXPECT_NE(invalid.err.find("entry 1: engine_name: missing"), std::string::npos) << invalid.err;
+  EXPECT_EQ(run_tool({"overrides", "validate", b.string()}).exit_code, 0);
+
+  auto show = run_tool({"overrides", "show", a.string()});
+  EXPECT_EQ(show.exit_code, 0);
+  EXPECT_NE(show.out.find("version 2, 1 entries, 1 rejected"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("[0] matmul A=2x2 -> 'x'"), std::string::npos) << show.out;
+
+  auto merge = run_tool({"overrides", "merge", a.string(), b.string(), "--output", merged.string()});
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  const json out = json::parse(read(merged));
+  ASSERT_EQ(out["engine_overrides"].size(), 2u);
+  EXPECT_EQ(out["engine_overrides"][0]["engine_name"], "x");
+  EXPECT_EQ(out["engine_overrides"][1]["engine_name"], "z");
+
+  write(folder / "broken.json", "{ nope");
+  auto broken = run_tool({"overrides", "show", (folder / "broken.json").string()});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("broken.json: line 1, column 4: syntax error"), std::string::npos) << broken.err;
+}
+
+}  // namespace
