@@ -26,10 +26,11 @@ bool precedes(const Slot& a, const Slot& b) {
   return a.file != b.file ? a.file < b.file : a.entry->index > b.entry->index;
 }
 
-// Canonical bytes: fixed-width integers and length-prefixed strings.
+// Canonical bytes: fixed-width integers and length-prefixed strings, built
+// in a per-thread buffer so that a lookup does not allocate.
 class KeyBytes {
  public:
-  KeyBytes() { bytes_.reserve(256); }
+  KeyBytes() : bytes_(buffer()) { bytes_.clear(); }
   void add(std::int64_t value) { bytes_.append(reinterpret_cast<const char*>(&value), sizeof value); }
   void add(std::string_view text) {
     add(static_cast<std::int64_t>(text.size()));
@@ -42,7 +43,11 @@ class KeyBytes {
   std::uint64_t hash() const { return core::hash64(std::string_view(bytes_)); }
 
  private:
-  std::string bytes_;
+  static std::string& buffer() {
+    thread_local std::string bytes;
+    return bytes;
+  }
+  std::string& bytes_;
 };
 
 struct TensorShape {
