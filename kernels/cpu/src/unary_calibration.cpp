@@ -1,88 +1,40 @@
-// Calibration of the unary elementwise kernels: the scalar/SIMD crossover and
-// the serial/parallel crossover are searched separately on the real kernel,
-// every candidate output is checked against the serial scalar path, and a
-// threshold is changed only when the search found two consecutive wins by
-// the required margin; otherwise the portable default stays.
+// Calibration of the unary elementwise kernels through the shared crossover
+// calibration: the scalar/SIMD crossover and the serial/parallel crossover
+// are searched separately on the real kernel, every candidate checked
+// against the serial scalar path.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
+#include "tunekit/tuning/crossover_calibration.hpp"
 
 namespace tunekit::cpu {
 namespace {
 
 using tuning::CalibrationContext;
-using tuning::PathTimings;
 
 UnaryOp op_of(const tuning::KernelTuningKey& key) { return key.kernel == "Not" ? UnaryOp::NOT : UnaryOp::ABS; }
 
-struct PathSpec {
-  ExecutionPath path;
-  int threads;
-  const char* name;
-};
-
-// Runs baseline and candidate at one size on fresh random inputs, checks the
-// candidate's output against the scalar path, and times both.
-Result<PathTimings> probe(const tuning::KernelTuningKey& key, CalibrationContext& context, const std::string& parameter,
-                          std::int64_t size, PathSpec baseline, PathSpec candidate) {
-  const std::size_t bytes = 2 * static_cast<std::size_t>(size) * core::size_of(key.element_type);
-  const std::string what = fmt::format("size={} {} vs {}", size, baseline.name, candidate.name);
-  Error admitted = context.budget.admit(bytes, static_cast<std::uint32_t>(std::max(baseline.threads, candidate.threads)));
-  if (admitted.is_bad()) {
-    context.reporter.record_rejected(parameter, what, admitted.message());
-    return admitted;
-  }
-  const UnaryElementwiseKernel kernel(op_of(key), UnaryElementwiseTuning{});
-  Result<tuning::Tensor> input = tuning::RandnTensor(key.element_type, {size}, context.options.seed + static_cast<std::uint64_t>(size));
-  Result<tuning::Tensor> reference = tuning::EmptyTensor(key.element_type, {size});
-  Result<tuning::Tensor> output = tuning::EmptyTensor(key.element_type, {size});
-  if (!input.ok() || !reference.ok() || !output.ok()) return Error(ErrorCode::EXECUTION_FAILED, "cannot allocate inputs");
-  TUNEKIT_RETURN_IF_ERROR(kernel.run(*input, *reference, ExecutionPath::SERIAL_SCALAR));
-
-  PathTimings timings;
-  for (const PathSpec* spec : {&baseline, &candidate}) {
-    tuning::poison(*output);
-    TUNEKIT_RETURN_IF_ERROR(kernel.run(*input, *output, spec->path, spec->threads));
-    Error same = tuning::compare_tensors(*reference, *output);
-    if (same.is_bad()) {
-      context.reporter.record_rejected(parameter, fmt::format("size={} {}", size, spec->name), same.message());
-      return Error(ErrorCode::EXECUTION_FAILED, fmt::format("{} path: {}", spec->name, same.message()));
-    }
-    Result<std::vector<double>> samples = tuning::measure_repetitions(
-        [&] { return kernel.run(*input, *output, spec->path, spec->threads); }, context.options.repetitions);
-    if (!samples.ok()) return samples.error();
-    context.reporter.record_candidate(parameter, fmt::format("size={} path={}", size, spec->name), *samples);
-    (spec == &baseline ? timings.baseline_ms : timings.candidate_ms) = std::move(samples).value();
-  }
-  return timings;
+// A forced path of the real kernel on the problem's one operand.
+tuning::CalibrationPath path(UnaryOp op, ExecutionPath forced, int threads, const char* name) {
+  return {name, static_cast<std::uint32_t>(threads), [op, forced, threads](tuning::CalibrationProblem& p) {
+            return UnaryElementwiseKernel(op, UnaryElementwiseTuning{}).run(p.inputs.front(), p.output, forced, threads);
+          }};
 }
 
-// Searches one crossover and selects it, or keeps the default with the reason.
-void calibrate_threshold(const tuning::KernelTuningKey& key, CalibrationContext& context, const std::string& parameter,
-                         std::int64_t minimum, std::int64_t maximum, PathSpec baseline, PathSpec candidate,
-                         std::int64_t portable_default, tuning::KernelTuningParameters& values) {
-  tuning::CrossoverOptions search;
-  search.minimum_size = minimum;
-  search.maximum_size = std::max(minimum, maximum);
-  search.margin = context.options.required_margin;
-  auto result = tuning::find_crossover(search, [&](std::int64_t size) {
-    return probe(key, context, parameter, size, baseline, candidate);
-  });
-  if (!result.ok()) {
-    context.reporter.note(fmt::format("{}: search stopped ({}); keeping the portable default {}", parameter,
-                                      result.error().message(), portable_default));
-    return;
-  }
-  context.reporter.record_crossover(parameter, *result);
-  if (result->threshold) {
-    values.values[parameter] = *result->threshold;
-    context.reporter.select(parameter, *result->threshold, result->reason);
-  } else {
-    context.reporter.select(parameter, portable_default, "portable default kept: " + result->reason);
-  }
+tuning::CrossoverCalibration crossover(const tuning::KernelTuningKey& key, std::string parameter, std::int64_t minimum,
+                                       std::int64_t maximum, std::int64_t portable_default) {
+  tuning::CrossoverCalibration spec;
+  spec.parameter = std::move(parameter);
+  spec.minimum_size = minimum;
+  spec.maximum_size = maximum;
+  spec.portable_default = portable_default;
+  spec.input_type = spec.output_type = key.element_type;
+  spec.operand_shapes = [](std::int64_t size) { return std::vector<tuning::Shape>{{size}}; };
+  spec.reference = path(op_of(key), ExecutionPath::SERIAL_SCALAR, 1, "serial_scalar");
+  return spec;
 }
 
 }  // namespace
@@ -97,21 +49,27 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
   }
   const UnaryElementwiseTuning defaults;
   const auto threads = static_cast<int>(context.budget.threads());
-  // The largest size that fits the memory budget with input and output.
+  // The largest size that fits the memory budget with the input, the output
+  // and the reference output.
   const auto fits = static_cast<std::int64_t>(context.options.memory_budget_bytes /
-                                              (2 * core::size_of(key.element_type)));
+                                              (3 * core::size_of(key.element_type)));
   const std::int64_t largest = std::min<std::int64_t>(fits, std::int64_t{1} << 24);
 
-  calibrate_threshold(key, context, "algorithm.simd_min_elements", 1, std::min<std::int64_t>(largest, 1 << 16),
-                      {ExecutionPath::SERIAL_SCALAR, 1, "serial_scalar"}, {ExecutionPath::SERIAL_SIMD, 1, "serial_simd"},
-                      defaults.simd_min_elements, values);
+  const UnaryOp op = op_of(key);
+  tuning::CrossoverCalibration simd = crossover(key, "algorithm.simd_min_elements", 1,
+                                                std::min<std::int64_t>(largest, 1 << 16), defaults.simd_min_elements);
+  simd.baseline = simd.reference;
+  simd.candidate = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
+  tuning::calibrate_crossover(context, simd, values);
+
   values.values["parallel.maximum_threads"] = std::int64_t{threads};
   context.reporter.select("parallel.maximum_threads", std::int64_t{threads}, "the thread budget of this execution");
   if (threads > 1) {
-    calibrate_threshold(key, context, "parallel.minimum_elements", 1024, largest,
-                        {ExecutionPath::SERIAL_SIMD, 1, "serial_simd"},
-                        {ExecutionPath::PARALLEL_SIMD, threads, "parallel_simd"}, defaults.parallel_minimum_elements,
-                        values);
+    tuning::CrossoverCalibration parallel =
+        crossover(key, "parallel.minimum_elements", 1024, largest, defaults.parallel_minimum_elements);
+    parallel.baseline = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
+    parallel.candidate = path(op, ExecutionPath::PARALLEL_SIMD, threads, "parallel_simd");
+    tuning::calibrate_crossover(context, parallel, values);
   } else {
     context.reporter.select("parallel.minimum_elements", defaults.parallel_minimum_elements,
                             "portable default kept: one thread, nothing to parallelise");
