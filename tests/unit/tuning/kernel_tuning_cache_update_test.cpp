@@ -176,7 +176,8 @@ TEST_F(CacheTest, ProfileWithInvalidUtf8IsRejected) {
 
 TEST_F(CacheTest, GarbageFileIsMovedAsideWithItsBytesAndAFreshCacheWritten) {
   fs::create_directories(path.parent_path());
-  const std::string garbage("\x00\xff\xfe garbage [[[ \x01\x02 not toml", 30);
+  static constexpr char kGarbage[] = "\x00\xff\xfe garbage [[[ \x01\x02 not toml";
+  const std::string garbage(kGarbage, sizeof kGarbage - 1);  // keeps the leading NUL
   write_text(path, garbage);
   auto report = update({calibrated(DataType::FLOAT, milan())});
   ASSERT_EQ(report.status, UpdateStatus::WRITTEN) << report.summary();
