@@ -2,25 +2,21 @@
 // tunekit_cpu kernels and writes the cache and a report; a second process
 // loads every entry and, with --only-missing, calibrates nothing.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_tool.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
 using tunekit::testing::run_tool;
 
-std::filesystem::path temporary_folder() {
-  char pattern[] = "/tmp/tunekit-calibrate-XXXXXX";
-  return mkdtemp(pattern);
-}
-
 TEST(CalibrateCommand, WritesACacheThatASecondProcessLoadsWhole) {
-  const std::filesystem::path folder = temporary_folder();
+  const tunekit::testing::ScratchDir scratch("tunekit-calibrate");
+  const std::filesystem::path& folder = scratch.path();
   const std::string cache = (folder / "sub" / "cache.toml").string();
   const std::string report = (folder / "report.json").string();
   auto first = run_tool({"calibrate", "--cache", cache, "--report", report, "--time-budget", "5",
@@ -46,7 +42,6 @@ TEST(CalibrateCommand, WritesACacheThatASecondProcessLoadsWhole) {
   EXPECT_NE(second.out.rfind("skipped", 0), std::string::npos) << second.out;  // nothing calibrated again
   EXPECT_EQ(second.out.find("\ncalibrated  "), std::string::npos) << second.out;
   EXPECT_NE(second.out.find("skipped     tunekit_cpu/Abs/openmp_simd/double/cpu/abi1"), std::string::npos);
-  std::filesystem::remove_all(folder);
 }
 
 TEST(CalibrateCommand, SelectionFlagsNarrowTheKeys) {

@@ -19,26 +19,17 @@
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/store/file_lock.hpp"
 
+#include "support/scratch_dir.hpp"
+
 namespace tunekit::store {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "tunekit-processes-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : testing::ScratchDir("tunekit-processes") {}
 };
 
 // A forked child that is killed and reaped if the test fails before waiting.

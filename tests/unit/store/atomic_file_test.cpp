@@ -15,27 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.hpp"
+
 namespace tunekit::store {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// A fresh folder per test, removed afterwards; mkdtemp keeps parallel runs apart.
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "tunekit-store-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : testing::ScratchDir("tunekit-store") {}
 };
 
 std::vector<std::string> names_in(const fs::path& folder) {

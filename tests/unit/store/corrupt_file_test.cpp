@@ -13,25 +13,16 @@
 #include <sstream>
 #include <string>
 
+#include "support/scratch_dir.hpp"
+
 namespace tunekit::store {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "tunekit-corrupt-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : testing::ScratchDir("tunekit-corrupt") {}
 };
 
 void write_plain(const fs::path& path, const std::string& contents) {

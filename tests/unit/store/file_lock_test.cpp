@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include "support/scratch_dir.hpp"
+
 namespace tunekit::store {
 namespace {
 
@@ -21,20 +23,9 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "tunekit-lock-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : testing::ScratchDir("tunekit-lock") {}
 };
 
 TEST(FileLock, CreatesTheSidecarLockFileAndKeepsItAfterRelease) {
