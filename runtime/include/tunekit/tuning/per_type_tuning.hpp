@@ -19,6 +19,8 @@ class PerTypeTuning {
  public:
   using KeyForType = std::function<KernelTuningKey(DataType)>;
 
+  // `binding` is kept by reference and must outlive this object (bindings are
+  // usually function-local statics of the kernel library).
   PerTypeTuning(TuningSession session, const TuningBinding<Config>& binding, KeyForType key_for_type)
       : session_(std::move(session)), binding_(binding), key_for_type_(std::move(key_for_type)) {}
   PerTypeTuning(const PerTypeTuning&) = delete;
