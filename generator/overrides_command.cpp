@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/override_index.hpp"
 #include "tunekit/graph/override_writer.hpp"
@@ -28,25 +29,6 @@ struct OverridesOptions {
   std::vector<std::string> tensors;   // ID=DIMS[:STRIDES]
   bool any_device = false;
 };
-
-json knobs_json(const std::vector<graph::KnobSetting>& knobs) {
-  json out = json::array();
-  for (const auto& k : knobs) {
-    json j{{"knob_id", k.knob_id}};
-    if (auto i = k.value.as_int()) {
-      j["type"] = "int";
-      j["value"] = *i;
-    } else if (auto d = k.value.as_double()) {
-      j["type"] = "double";
-      j["value"] = *d;
-    } else if (auto s = k.value.as_string()) {
-      j["type"] = "string";
-      j["value"] = *s;
-    }
-    out.push_back(std::move(j));
-  }
-  return out;
-}
 
 std::string dims_text(const std::vector<std::int64_t>& dims) { return fmt::format("{}", fmt::join(dims, "x")); }
 

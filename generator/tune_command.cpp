@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_file.hpp"
@@ -39,25 +40,6 @@ struct Problem {
   std::string error;
   int exit_code = 0;
 };
-
-nlohmann::json knobs_json(const std::vector<graph::KnobSetting>& knobs) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& k : knobs) {
-    nlohmann::json j{{"knob_id", k.knob_id}};
-    if (auto i = k.value.as_int()) {
-      j["type"] = "int";
-      j["value"] = *i;
-    } else if (auto d = k.value.as_double()) {
-      j["type"] = "double";
-      j["value"] = *d;
-    } else if (auto s = k.value.as_string()) {
-      j["type"] = "string";
-      j["value"] = *s;
-    }
-    out.push_back(std::move(j));
-  }
-  return out;
-}
 
 void print_table(const Problem& p) {
   fmt::print("{}{}\n", p.file, p.shape_set.empty() ? "" : " [" + p.shape_set + "]");
