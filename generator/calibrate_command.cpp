@@ -91,7 +91,11 @@ int run_calibrate(const CalibrateOptions& o) {
   for (const tuning::KeyOutcome& u : report.unsupported) {
     fmt::print("unsupported {}  {}\n", u.key.to_string(), u.reason);
   }
-  if (report.calibrated.empty() && report.skipped.empty() && report.unsupported.empty()) {
+  for (const tuning::KeyOutcome& n : report.not_calibrated) {
+    fmt::print("not calibrated: {}  {}\n", n.key.to_string(), n.reason);
+  }
+  if (report.calibrated.empty() && report.skipped.empty() && report.unsupported.empty() &&
+      report.not_calibrated.empty()) {
     fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n", selection.to_string());
   }
 

@@ -62,17 +62,22 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
   simd.candidate = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
   tuning::calibrate_crossover(context, simd, values);
 
-  values.values["parallel.maximum_threads"] = std::int64_t{threads};
-  context.reporter.select("parallel.maximum_threads", std::int64_t{threads}, "the thread budget of this execution");
-  if (threads > 1) {
-    tuning::CrossoverCalibration parallel =
-        crossover(key, "parallel.minimum_elements", 1024, largest, defaults.parallel_minimum_elements);
-    parallel.baseline = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
-    parallel.candidate = path(op, ExecutionPath::PARALLEL_SIMD, threads, "parallel_simd");
-    tuning::calibrate_crossover(context, parallel, values);
-  } else {
+  if (threads <= 1) {
     context.reporter.select("parallel.minimum_elements", defaults.parallel_minimum_elements,
                             "portable default kept: one thread, nothing to parallelise");
+    return values;
+  }
+  tuning::CrossoverCalibration parallel =
+      crossover(key, "parallel.minimum_elements", 1024, largest, defaults.parallel_minimum_elements);
+  parallel.baseline = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
+  parallel.candidate = path(op, ExecutionPath::PARALLEL_SIMD, threads, "parallel_simd");
+  tuning::calibrate_crossover(context, parallel, values);
+  // The thread count is a measured value only together with the crossover
+  // it was measured at.
+  if (values.values.count(parallel.parameter)) {
+    values.values["parallel.maximum_threads"] = std::int64_t{threads};
+    context.reporter.select("parallel.maximum_threads", std::int64_t{threads},
+                            "the thread count the parallel crossover was measured with");
   }
   return values;
 }

@@ -17,11 +17,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The execution a calibration measures on and publishes for: the given (or
+// detected) one with the thread budget applied. A profile measured with 3
+// threads must resolve for 3-thread sessions, never for the wider execution
+// it was capped from.
 platform::CpuExecutionDescriptor execution_for(const CalibrationOptions& options) {
-  if (options.execution) return *options.execution;
   std::optional<std::uint32_t> request;
   if (options.maximum_threads > 0) request = options.maximum_threads;
-  return platform::detect_execution_descriptor(request);
+  platform::CpuExecutionDescriptor execution =
+      options.execution ? *options.execution : platform::detect_execution_descriptor(request);
+  if (request && *request < execution.effective_threads) {
+    execution.effective_threads = *request;
+    execution.requested_threads = request;
+  }
+  return execution;
 }
 
 bool has_compatible_calibration(const RegistryGeneration& generation, const KernelTuningKey& key,
@@ -125,6 +134,7 @@ std::string CalibrationBatchReport::to_json() const {
   j["calibrated"] = std::move(calibrated_json);
   j["skipped"] = outcomes(skipped);
   j["unsupported"] = outcomes(unsupported);
+  j["not_calibrated"] = outcomes(not_calibrated);
   j["published_generation"] = published_generation;
   return j.dump(2);
 }
@@ -136,9 +146,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
   const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
   const std::vector<KernelCalibrationRegistry::Entry> entries = callbacks.entries();
   const platform::CpuExecutionDescriptor execution = execution_for(options);
-  const std::uint32_t threads = options.maximum_threads > 0
-                                    ? std::min(options.maximum_threads, execution.effective_threads)
-                                    : execution.effective_threads;
+  const std::uint32_t threads = execution.effective_threads;
   auto generation = registry.snapshot();
   CalibrationBatchReport report;
 
@@ -164,6 +172,13 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
     if (reporter.unsupported()) {
       report.unsupported.push_back({key, reporter.unsupported_reason()});
       notify("unsupported");
+      continue;
+    }
+    if (values.values.empty()) {
+      std::string reason = reporter.kept_defaults_summary();
+      log::info("calibrate: {} not calibrated: {}", key.to_string(), reason);
+      report.not_calibrated.push_back({key, std::move(reason)});
+      notify("not_calibrated");
       continue;
     }
     values.key = key;

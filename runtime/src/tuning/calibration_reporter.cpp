@@ -71,6 +71,16 @@ void CalibrationReporter::select(std::string parameter, TuningValue value, std::
 
 void CalibrationReporter::note(std::string text) { notes_.push_back(std::move(text)); }
 
+std::string CalibrationReporter::kept_defaults_summary() const {
+  if (selected_.empty()) return "the callback returned no measured value";
+  std::string summary;
+  for (const SelectedValue& s : selected_) {
+    if (!summary.empty()) summary += "; ";
+    summary += s.parameter + ": " + s.reason;
+  }
+  return summary;
+}
+
 void CalibrationReporter::mark_unsupported(std::string reason) {
   unsupported_reason_ = reason.empty() ? std::string("unsupported") : std::move(reason);
 }

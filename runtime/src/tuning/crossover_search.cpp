@@ -38,6 +38,14 @@ CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margi
   return p;
 }
 
+namespace {
+
+std::int64_t geometric_middle(std::int64_t low, std::int64_t high) {
+  return static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
+}
+
+}  // namespace
+
 Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const CrossoverProbeFunction& probe) {
   if (options.minimum_size < 1 || options.maximum_size < options.minimum_size || !(options.margin >= 0.0) ||
       options.margin >= 1.0 || !(options.refine_ratio > 1.0) || options.maximum_probes < 2) {
@@ -91,16 +99,31 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
     size = std::min(size * 2, options.maximum_size);
   }
 
-  // Refine between the last size the candidate did not win and the first it won.
+  // Refine between the last size the candidate did not win and the first it
+  // won, under the bracketing rule: a win moves the upper bound only when the
+  // candidate also wins at the next size towards it. A win followed by a
+  // loss is noise, and the loss becomes the new lower bound.
   std::int64_t high = *first_won;
   if (last_not_won && *last_not_won < high) {
     std::int64_t low = *last_not_won;
     while (static_cast<double>(high) / static_cast<double>(low) > options.refine_ratio && !out_of_probes()) {
-      const auto middle = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
+      const std::int64_t middle = geometric_middle(low, high);
       if (middle <= low || middle >= high) break;
       Result<ProbeVerdict> verdict = measure_at(middle);
       if (!verdict.ok()) return verdict.error();
-      (*verdict == ProbeVerdict::CANDIDATE_WINS ? high : low) = middle;
+      if (*verdict != ProbeVerdict::CANDIDATE_WINS) {
+        low = middle;
+        continue;
+      }
+      const std::int64_t next = geometric_middle(middle, high);
+      if (next <= middle || next >= high || out_of_probes()) break;  // unconfirmed: keep the confirmed bound
+      Result<ProbeVerdict> confirm = measure_at(next);
+      if (!confirm.ok()) return confirm.error();
+      if (*confirm == ProbeVerdict::CANDIDATE_WINS) {
+        high = middle;
+      } else {
+        low = next;
+      }
     }
   }
   result.threshold = high;

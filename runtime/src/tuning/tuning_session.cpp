@@ -21,6 +21,37 @@ struct TuningSession::State {
   mutable std::atomic<std::int64_t> resolution_nanoseconds{0};
 };
 
+// An override is valid when its own values pass the schema and when the
+// complete set it produces, laid over what this session resolves for the
+// key, is consistent: a profile with tile_n = 64 plus an override
+// tile_m = 128 must fail here, not at a kernel's first configure().
+Error TuningSession::check_override(const State& state, std::size_t index) {
+  const std::vector<KernelTuningParameters>& overrides = state.options.overrides;
+  const KernelTuningParameters& o = overrides[index];
+  const KernelTuningSchema* schema = state.generation->schema(o.key);
+  if (schema == nullptr) {
+    return Error(ErrorCode::INVALID_VALUE,
+                 fmt::format("session override {}: no schema is registered for key {}", index, o.key.to_string()));
+  }
+  Error e = schema->validate(o);
+  if (e.is_bad()) return Error(e.code(), fmt::format("session override {}: {}", index, e.message()));
+  for (std::size_t j = 0; j < index; ++j) {
+    if (overrides[j].key == o.key) {
+      return Error(ErrorCode::INVALID_VALUE,
+                   fmt::format("session overrides {} and {} name the same key {}", j, index, o.key.to_string()));
+    }
+  }
+  Resolution base = state.generation->resolve(o.key, state.execution, state.filter, false);
+  KernelTuningParameters merged{o.key, std::move(base.parameters.values)};
+  for (const auto& [name, value] : o.values) merged.values[name] = value;
+  e = schema->validate(merged);
+  if (e.is_bad()) {
+    const std::string base_name = base.profile_name.empty() ? std::string(to_string(base.source)) : base.profile_name;
+    return Error(e.code(), fmt::format("session override {} on top of {}: {}", index, base_name, e.message()));
+  }
+  return Error::ok();
+}
+
 Result<TuningSession> TuningSession::create(TuningSessionOptions options) {
   const int exclusive = int(options.portable_defaults_only) + int(options.profile_name.has_value()) +
                         int(options.calibrated_digest.has_value());
@@ -43,26 +74,14 @@ Result<TuningSession> TuningSession::create(TuningSessionOptions options) {
     return Error(ErrorCode::INVALID_VALUE, fmt::format("session options: no calibrated profile has digest {}",
                                                        *options.calibrated_digest));
   }
-  for (std::size_t i = 0; i < options.overrides.size(); ++i) {
-    const KernelTuningParameters& o = options.overrides[i];
-    const KernelTuningSchema* schema = state->generation->schema(o.key);
-    if (schema == nullptr) {
-      return Error(ErrorCode::INVALID_VALUE,
-                   fmt::format("session override {}: no schema is registered for key {}", i, o.key.to_string()));
-    }
-    Error e = schema->validate(o);
-    if (e.is_bad()) return Error(e.code(), fmt::format("session override {}: {}", i, e.message()));
-    for (std::size_t j = 0; j < i; ++j) {
-      if (options.overrides[j].key == o.key) {
-        return Error(ErrorCode::INVALID_VALUE,
-                     fmt::format("session overrides {} and {} name the same key {}", j, i, o.key.to_string()));
-      }
-    }
-  }
   state->options = std::move(options);
   state->filter.portable_defaults_only = state->options.portable_defaults_only;
   state->filter.profile_name = state->options.profile_name ? &*state->options.profile_name : nullptr;
   state->filter.calibrated_digest = state->options.calibrated_digest ? &*state->options.calibrated_digest : nullptr;
+  const std::vector<KernelTuningParameters>& overrides = state->options.overrides;
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    TUNEKIT_RETURN_IF_ERROR(check_override(*state, i));
+  }
   return TuningSession(std::move(state));
 }
 

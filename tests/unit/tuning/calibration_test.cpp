@@ -176,6 +176,63 @@ TEST_F(CalibrationTest, ProgressIsReportedPerKey) {
   EXPECT_EQ(events, (std::vector<std::string>{"Conv:start", "Conv:calibrated"}));
 }
 
+TEST_F(CalibrationTest, AThreadCappedCalibrationIsRecordedForTheCappedExecution) {
+  std::vector<std::uint32_t> seen;
+  functions.register_function(key_of("Gemm"), [&](const KernelTuningKey& key, CalibrationContext& context) {
+    seen = {context.execution.effective_threads, context.budget.threads(), context.reporter.threads()};
+    return fake_calibration(key, context);
+  });
+  options.execution = milan(8);
+  options.maximum_threads = 3;
+  KernelCalibrationSelection gemm;
+  gemm.kernels = {"Gemm"};
+  gemm.element_types = {DataType::FLOAT};
+  CalibrationBatchReport report = CalibrateRegisteredKernels(gemm, options, &functions);
+  EXPECT_EQ(seen, (std::vector<std::uint32_t>{3, 3, 3}));
+  ASSERT_EQ(report.calibrated.size(), 1u);
+  EXPECT_EQ(report.calibrated[0].profile.execution.effective_threads, 3u);
+  EXPECT_EQ(nlohmann::json::parse(report.calibrated[0].report_json)["execution"]["effective_threads"], 3);
+  auto snapshot = registry.snapshot();
+  EXPECT_EQ(snapshot->resolve(key_of("Gemm"), milan(3)).source, ResolutionSource::CALIBRATED);
+  EXPECT_EQ(snapshot->resolve(key_of("Gemm"), milan(8)).source, ResolutionSource::PORTABLE_DEFAULT);
+  // only_missing asks the same question for the same capped execution.
+  gemm.only_missing = true;
+  EXPECT_EQ(CalibrateRegisteredKernels(gemm, options, &functions).skipped.size(), 1u);
+  // A cap above the execution's threads changes nothing.
+  options.maximum_threads = 16;
+  gemm.only_missing = false;
+  EXPECT_EQ(CalibrateRegisteredKernels(gemm, options, &functions).calibrated.at(0).profile.execution.effective_threads,
+            8u);
+}
+
+TEST_F(CalibrationTest, AKeyThatMeasuredNothingIsReportedAndNeverPublished) {
+  functions.register_function(key_of("Pool"), [](const KernelTuningKey& key, CalibrationContext& context) {
+    context.reporter.select("algorithm.tile_k", std::int64_t{256}, "portable default kept: time budget exhausted");
+    return KernelTuningParameters{key, {}};
+  });
+  std::vector<std::string> events;
+  options.progress = [&](const KernelTuningKey& key, std::string_view event) {
+    events.push_back(key.kernel + ":" + std::string(event));
+  };
+  KernelCalibrationSelection pool;
+  pool.kernels = {"Pool"};
+  pool.element_types = {DataType::FLOAT};
+  const std::uint64_t before = registry.generation_number();
+  CalibrationBatchReport report = CalibrateRegisteredKernels(pool, options, &functions);
+  EXPECT_TRUE(report.calibrated.empty());
+  EXPECT_TRUE(report.successful_profiles().empty());
+  ASSERT_EQ(report.not_calibrated.size(), 1u);
+  EXPECT_EQ(report.not_calibrated[0].reason, "algorithm.tile_k: portable default kept: time budget exhausted");
+  EXPECT_EQ(report.published_generation, 0u);
+  EXPECT_EQ(registry.generation_number(), before);
+  EXPECT_EQ(events, (std::vector<std::string>{"Pool:start", "Pool:not_calibrated"}));
+  EXPECT_EQ(nlohmann::json::parse(report.to_json())["not_calibrated"][0]["reason"],
+            "algorithm.tile_k: portable default kept: time budget exhausted");
+  // Nothing loaded, so only_missing measures it again.
+  pool.only_missing = true;
+  EXPECT_TRUE(CalibrateRegisteredKernels(pool, options, &functions).skipped.empty());
+}
+
 TEST(CalibrationBudget, AdmitsOnlyWhatFits) {
   CalibrationOptions options;
   options.memory_budget_bytes = 1000;

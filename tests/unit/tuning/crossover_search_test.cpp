@@ -91,6 +91,41 @@ TEST(CrossoverSearch, ASingleWinIsNotEnough) {
   EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}));
 }
 
+TEST(CrossoverSearch, ASingleNoisyWinDuringRefinementDoesNotMoveTheThreshold) {
+  // The candidate truly wins from 1024; one noisy measurement wins at 724.
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction noisy = [&](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    const bool wins = size >= 1024 || size == 724;
+    return PathTimings{{10, 10, 10, 10, 10}, std::vector<double>(5, wins ? 5.0 : 20.0)};
+  };
+  CrossoverOptions options;
+  options.maximum_size = 1 << 16;
+  auto result = find_crossover(options, noisy);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->threshold, 1024) << result->reason;
+  // Bracketing ends with 1024 confirmed at 2048; bisection probes 724, which
+  // wins, and its confirmation at 861 (between 724 and 1024) loses.
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861}));
+}
+
+TEST(CrossoverSearch, AConfirmedWinDuringRefinementLowersTheThreshold) {
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction clean = [&](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    return PathTimings{{10, 10, 10, 10, 10}, std::vector<double>(5, size >= 600 ? 5.0 : 20.0)};
+  };
+  CrossoverOptions options;
+  options.maximum_size = 1 << 16;
+  auto result = find_crossover(options, clean);
+  ASSERT_TRUE(result.ok());
+  // 724 wins, confirmed at 861: the bound moves to 724; 609 wins, confirmed
+  // at 664: 609, and 609 / 512 is within the refine ratio.
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861, 609,
+                                               664}));
+  EXPECT_EQ(result->threshold, 609);
+}
+
 TEST(CrossoverSearch, WinningFromTheMinimumGivesTheMinimum) {
   Model model;
   model.overhead = 0;

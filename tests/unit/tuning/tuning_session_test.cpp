@@ -113,6 +113,32 @@ TEST_F(SessionTest, BadOptionsAreRejectedAtCreation) {
   EXPECT_NE(TuningSession::create(no_schema).error().message().find("no schema is registered"), std::string::npos);
 }
 
+TEST_F(SessionTest, AnOverrideInconsistentWithTheResolvedProfileIsRejectedAtCreation) {
+  const KernelTuningKey key = gemm_key(DataType::DOUBLE);
+  registry.register_schema(gemm_binding().schema(key));
+  registry.register_profile({"narrow-n", exact_milan(), params(key, {{"algorithm.tile_n", 64}}), 0});
+  TuningSessionOptions o = options();
+  // Alone, tile_m = 128 is fine against the defaults (tile_n = 256).
+  o.overrides.push_back(params(key, {{"algorithm.tile_m", 128}}));
+  Result<TuningSession> r = TuningSession::create(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(r.error().message(),
+            "session override 0 on top of narrow-n: key " + key.to_string() +
+                ": inconsistent parameters: algorithm.tile_m = 128 and algorithm.tile_n = 64 violate "
+                "algorithm.tile_m <= algorithm.tile_n");
+  EXPECT_THROW(TuningSession::Create(o), TuningError);
+  // On another processor the profile does not apply and the same override is valid.
+  o.execution = testing::sapphire_rapids();
+  Result<TuningSession> elsewhere = TuningSession::create(o);
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.error().message();
+  EXPECT_EQ(elsewhere->configure(gemm_binding(), key).tile_m, 128);
+  // An override that repairs the combination is accepted.
+  o.execution = milan();
+  o.overrides[0].values["algorithm.tile_n"] = std::int64_t{256};
+  ASSERT_TRUE(TuningSession::create(o).ok());
+}
+
 TEST_F(SessionTest, ASessionKeepsItsGenerationAndANewSessionSeesTheNewOne) {
   TuningSession old_session = TuningSession::Create(options());
   TuningSessionOptions o = options();

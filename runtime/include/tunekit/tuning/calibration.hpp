@@ -26,17 +26,19 @@ struct CalibrationOptions {
   // Bytes of inputs and outputs one candidate may allocate.
   std::size_t memory_budget_bytes = std::size_t{512} << 20;
   // Upper bound of threads a candidate may use; 0: the effective threads.
+  // A cap below the execution's effective threads lowers them: the profile
+  // is recorded (and cached) for the execution it was measured on.
   std::uint32_t maximum_threads = 0;
   std::uint64_t seed = 0x7E5EC0DE;
   int repetitions = 5;  // measurements per candidate; fewer than 5 are raised to 5
   double required_margin = 0.05;
-  // The execution to calibrate for; detected (honouring maximum_threads)
-  // when not given.
+  // The execution to calibrate for, before the maximum_threads cap;
+  // detected when not given.
   std::optional<platform::CpuExecutionDescriptor> execution;
   // Where results are published; the global registry when null.
   KernelTuningRegistry* registry = nullptr;
   // Called when a key starts and ends ("start", "calibrated", "skipped",
-  // "unsupported"), for progress display.
+  // "unsupported", "not_calibrated"), for progress display.
   std::function<void(const KernelTuningKey&, std::string_view event)> progress;
 };
 
@@ -67,8 +69,12 @@ struct CalibrationContext {
   CalibrationReporter& reporter;
 };
 
-// Returns the calibrated values (a partial set is fine: the rest keep their
-// defaults), or throws. A callback that cannot run here calls
+// Returns the values it measured (a partial set is fine: the rest keep their
+// defaults), or throws. Only measured values: a default kept because the
+// budget ran out or the measurements overlapped is left out, so that a later
+// `only_missing` run measures it again. A callback that measured nothing
+// returns an empty set and the key is reported not calibrated, with the
+// reasons its reporter selected. A callback that cannot run here calls
 // reporter.mark_unsupported(reason) and returns an empty set.
 using KernelCalibrationFunction = std::function<KernelTuningParameters(const KernelTuningKey& key,
                                                                        CalibrationContext& context)>;
@@ -113,6 +119,9 @@ struct CalibrationBatchReport {
   std::vector<CalibratedKey> calibrated;
   std::vector<KeyOutcome> skipped;      // only_missing and already calibrated here
   std::vector<KeyOutcome> unsupported;  // no schema, no function, or the callback declined
+  // The callback ran but measured no value (budget, overlapping timings):
+  // nothing is published or cached for these keys.
+  std::vector<KeyOutcome> not_calibrated;
   std::uint64_t published_generation = 0;  // 0 when nothing was published
 
   std::vector<CalibratedKernelProfile> successful_profiles() const;

@@ -57,6 +57,10 @@ class CalibrationReporter {
   bool unsupported() const noexcept { return !unsupported_reason_.empty(); }
   const std::string& unsupported_reason() const noexcept { return unsupported_reason_; }
 
+  // Why nothing was measured, for a key whose callback returned no value:
+  // "parameter: reason" of every selection, joined by "; ".
+  std::string kept_defaults_summary() const;
+
   void set_elapsed(std::chrono::nanoseconds elapsed) noexcept { elapsed_ = elapsed; }
   // Pretty JSON of the whole record (deterministic key order).
   std::string to_json() const;

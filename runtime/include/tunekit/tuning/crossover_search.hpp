@@ -1,7 +1,8 @@
 // Finds the smallest problem size at which a candidate path (SIMD, parallel)
 // beats the baseline path, without scanning a grid: sizes double until the
 // candidate wins twice in a row by the required margin, then bisection
-// refines between the last size it did not win and the first it won.
+// refines between the last size it did not win and the first it won, where
+// a win counts only when the next size towards the upper bound confirms it.
 // Overlapping measurements never count as a win, so when nothing is clearly
 // faster the caller keeps its portable default.
 #pragma once

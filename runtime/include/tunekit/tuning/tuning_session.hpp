@@ -22,8 +22,9 @@ struct TuningSessionOptions {
   bool portable_defaults_only = false;
   std::optional<std::string> profile_name;       // only this registered (or calibrated) profile
   std::optional<std::string> calibrated_digest;  // only calibrated profiles from this report
-  // Explicit values, applied on top of whatever resolution chose; validated
-  // against the key's schema when the session is created.
+  // Explicit values, applied on top of whatever resolution chose; the
+  // complete set they produce is validated against the key's schema when the
+  // session is created.
   std::vector<KernelTuningParameters> overrides;
   // The execution to resolve for; detected (with `threads` as the explicit
   // request) when not given.
@@ -43,7 +44,8 @@ struct ResolutionStatistics {
 class TuningSession {
  public:
   // Fails (INVALID_VALUE) on conflicting options, an unknown profile name or
-  // digest, or an override that its schema rejects.
+  // digest, or an override that its schema rejects alone or together with
+  // the values resolved beneath it (the error names key, parameters, values).
   static Result<TuningSession> create(TuningSessionOptions options = {});
   // The throwing twin.
   static TuningSession Create(TuningSessionOptions options = {});
@@ -79,6 +81,7 @@ class TuningSession {
  private:
   struct State;
   explicit TuningSession(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  static Error check_override(const State& state, std::size_t index);
   Resolution resolve_impl(const KernelTuningKey& key, bool explain) const;
   std::shared_ptr<State> state_;
 };
