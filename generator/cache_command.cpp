@@ -370,7 +370,7 @@ void add_cache_command(CLI::App& app, int& exit_code) {
   exp->add_option("--selector-model,--selector-models", o->selector_models, "Selector: models (repeat or comma-separate)")
       ->delimiter(',');
   exp->add_option("--selector-stepping", o->selector_stepping, "Selector: stepping (with exactly one model)");
-  exp->add_option("--selector-uarch", o->selector_uarch, "Selector: microarchitecture (zen3, sapphire_rapids)");
+  exp->add_option("--selector-uarch", o->selector_uarch, "Selector: microarchitecture (zen4, golden_cove)");
   exp->add_option("--require-feature", o->required_features, "Selector: required CPU features")->delimiter(',');
   exp->add_option("--exclude-feature", o->excluded_features, "Selector: excluded CPU features")->delimiter(',');
   exp->add_option("--min-threads", o->min_threads, "Selector: minimum effective threads");

@@ -9,6 +9,7 @@
 #include "descriptor_json.hpp"
 #include "tunekit/core/version.hpp"
 #include "tunekit/platform/cpu_device.hpp"
+#include "tunekit/platform/power_policy.hpp"
 
 namespace tunekit::cli {
 namespace {
@@ -33,7 +34,12 @@ std::string bytes_text(const std::optional<std::size_t>& bytes,
   return instances ? fmt::format("{} x {}", size, *instances) : size;
 }
 
-void print_text(const platform::CpuExecutionDescriptor& execution, const platform::CpuDevice& device) {
+std::string khz_text(const std::optional<std::uint64_t>& khz) {
+  return khz ? fmt::format("{} MHz", *khz / 1000) : std::string("unknown");
+}
+
+void print_text(const platform::CpuExecutionDescriptor& execution, const platform::PowerPolicy& power,
+                const platform::CpuDevice& device) {
   const platform::CpuDescriptor& cpu = execution.processor;
   fmt::print("tunekit {}\n\nprocessor\n", kVersion);
   fmt::print("  architecture       {}\n", text(cpu.architecture));
@@ -60,6 +66,14 @@ void print_text(const platform::CpuExecutionDescriptor& execution, const platfor
                                              : std::string("none"));
   fmt::print("  NUMA policy        {}\n", execution.numa_policy.to_string());
   fmt::print("  identity           {:016x}\n", platform::execution_identity_signature(execution));
+  fmt::print("\npower (diagnostics, not part of any identity)\n");
+  fmt::print("  scaling driver     {}\n", text(power.scaling_driver));
+  fmt::print("  governor           {}\n", text(power.governor));
+  fmt::print("  energy preference  {}\n", text(power.energy_performance_preference));
+  fmt::print("  boost              {}\n",
+             power.boost ? (*power.boost ? "enabled" : "disabled") : "unknown");
+  fmt::print("  base frequency     {}\n", khz_text(power.base_frequency_khz));
+  fmt::print("  max frequency      {}\n", khz_text(power.max_frequency_khz));
   fmt::print("\ndevices\n  {}  {}\n", device.signature(), device.name());
 }
 
@@ -68,16 +82,18 @@ int run_describe(const DescribeOptions& options) {
   if (options.threads > 0) requested = options.threads;
   platform::CpuDevice device(platform::detect_execution_descriptor(requested));
   const platform::CpuExecutionDescriptor& execution = device.execution();
+  const platform::PowerPolicy power = platform::detect_power_policy();
   if (options.json) {
     nlohmann::json out;
     out["tunekit_version"] = kVersion;
     out["processor"] = to_json(execution.processor);
     out["execution"] = to_json(execution);
+    out["power"] = to_json(power);
     out["devices"] = nlohmann::json::array(
         {{{"kind", "cpu"}, {"name", device.name()}, {"signature", device.signature()}}});
     std::cout << out.dump(2) << '\n';
   } else {
-    print_text(execution, device);
+    print_text(execution, power, device);
   }
   return 0;
 }

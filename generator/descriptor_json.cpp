@@ -54,4 +54,15 @@ nlohmann::json to_json(const platform::CpuExecutionDescriptor& execution) {
   return j;
 }
 
+nlohmann::json to_json(const platform::PowerPolicy& power) {
+  nlohmann::json j;
+  j["scaling_driver"] = optional_json(power.scaling_driver);
+  j["governor"] = optional_json(power.governor);
+  j["energy_performance_preference"] = optional_json(power.energy_performance_preference);
+  j["boost"] = optional_json(power.boost);
+  j["base_frequency_khz"] = optional_json(power.base_frequency_khz);
+  j["max_frequency_khz"] = optional_json(power.max_frequency_khz);
+  return j;
+}
+
 }  // namespace tunekit::cli

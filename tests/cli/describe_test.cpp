@@ -121,6 +121,37 @@ TEST(DescribeCommand, TextOutputNamesTheProcessor) {
   EXPECT_NE(run.out.find("features"), std::string::npos);
 }
 
+TEST(DescribeCommand, PowerPolicyMatchesCpufreqOrIsNull) {
+  std::set<std::string> governors;
+  std::optional<long long> max_khz;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it("/sys/devices/system/cpu/cpufreq", error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->path().filename().string().rfind("policy", 0) != 0) continue;
+    std::ifstream governor_in(it->path() / "scaling_governor"), max_in(it->path() / "cpuinfo_max_freq");
+    std::string governor;
+    long long khz = 0;
+    if (governor_in >> governor) governors.insert(governor);
+    if ((max_in >> khz) && (!max_khz || khz > *max_khz)) max_khz = khz;
+  }
+  nlohmann::json power = describe_json()["power"];
+  if (governors.empty()) {
+    EXPECT_TRUE(power["governor"].is_null()) << power.dump();
+  } else {
+    std::string joined;
+    for (const std::string& g : governors) joined += (joined.empty() ? "" : ",") + g;
+    EXPECT_EQ(power["governor"], joined);
+  }
+  if (max_khz) {
+    EXPECT_EQ(power["max_frequency_khz"], *max_khz);
+  } else {
+    EXPECT_TRUE(power["max_frequency_khz"].is_null()) << power.dump();
+  }
+  auto text = run_tool({"describe"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("governor           "), std::string::npos) << text.out;
+}
+
 TEST(TunekitTool, BadUsageExitsWithTwo) {
   EXPECT_EQ(run_tool({"describe", "--no-such-flag"}).exit_code, 2);
   EXPECT_EQ(run_tool({"no-such-command"}).exit_code, 2);

@@ -1,7 +1,8 @@
 // Detection of this machine's processor: cpuinfo for identity, features and
-// caches, hwloc to fill topology counts that cpuinfo could not read, and a
+// caches, hwloc to fill topology counts that cpuinfo could not read, a
 // direct CPUID read for the x86 features this cpuinfo release predates
-// (AVX-VNNI, AMX). Anything that cannot be read stays unknown.
+// (AVX-VNNI, AMX) and tunekit's own table for the microarchitectures it
+// predates. Anything that cannot be read stays unknown.
 #include <cpuinfo.h>
 #include <hwloc.h>
 #include <sys/utsname.h>
@@ -16,6 +17,7 @@
 #include "tunekit/core/log.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
 #include "tunekit/platform/cpu_signature.hpp"
+#include "tunekit/platform/microarchitecture_table.hpp"
 
 namespace tunekit::platform {
 namespace {
@@ -225,6 +227,7 @@ CpuDescriptor detect_cpu_descriptor() {
   cpu.architecture = machine_architecture();
   if (cpuinfo_initialize()) {
     read_identity(cpu);
+    cpu.microarchitecture = resolve_microarchitecture(cpu);
     cpu.features = detect_features();
     read_caches(cpu);
   } else {

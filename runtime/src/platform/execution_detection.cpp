@@ -5,21 +5,14 @@
 #include <sched.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "small_file.hpp"
 #include "tunekit/platform/execution_descriptor.hpp"
 
 namespace tunekit::platform {
 namespace {
 
-std::optional<std::string> read_small_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using detail::read_small_file;
 
 CpuSet read_affinity() {
   cpu_set_t mask;

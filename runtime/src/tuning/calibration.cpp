@@ -147,6 +147,8 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
   const std::vector<KernelCalibrationRegistry::Entry> entries = callbacks.entries();
   const platform::CpuExecutionDescriptor execution = execution_for(options);
   const std::uint32_t threads = execution.effective_threads;
+  const platform::PowerPolicy power =
+      options.power_policy ? *options.power_policy : platform::detect_power_policy();
   auto generation = registry.snapshot();
   CalibrationBatchReport report;
 
@@ -164,6 +166,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
       continue;
     }
     CalibrationReporter reporter(key, execution, threads);
+    reporter.set_power_policy(power);
     CalibrationContext context{options, execution, CalibrationBudget(options, threads), reporter};
     log::info("calibrate: {} on {} thread(s)", key.to_string(), threads);
     const Clock::time_point start = Clock::now();

@@ -37,6 +37,19 @@ nlohmann::json processor_json(const platform::CpuDescriptor& cpu) {
           {"physical_cores", optional_json(cpu.physical_cores)}};
 }
 
+// Power fields are diagnostics; one the machine does not expose reads "unknown".
+template <typename T>
+nlohmann::json known_or_unknown(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json("unknown");
+}
+
+nlohmann::json power_json(const platform::PowerPolicy& p) {
+  return {{"scaling_driver", known_or_unknown(p.scaling_driver)}, {"governor", known_or_unknown(p.governor)},
+          {"energy_performance_preference", known_or_unknown(p.energy_performance_preference)},
+          {"boost", known_or_unknown(p.boost)}, {"base_frequency_khz", known_or_unknown(p.base_frequency_khz)},
+          {"max_frequency_khz", known_or_unknown(p.max_frequency_khz)}};
+}
+
 }  // namespace
 
 CalibrationReporter::CalibrationReporter(KernelTuningKey key, platform::CpuExecutionDescriptor execution,
@@ -98,6 +111,7 @@ std::string CalibrationReporter::to_json() const {
                     {"numa_policy", execution_.numa_policy.to_string()},
                     {"affinity", execution_.affinity.to_string()},
                     {"identity", platform::execution_identity_string(execution_)}};
+  j["power"] = power_json(power_);
   nlohmann::json candidates = nlohmann::json::array();
   for (const CandidateRecord& c : candidates_) {
     candidates.push_back({{"parameter", c.parameter}, {"candidate", c.candidate}, {"samples_ms", c.samples_ms},

@@ -164,6 +164,25 @@ TEST_F(CalibrationTest, TheReportRecordsEverythingTheSpecNames) {
   EXPECT_EQ(batch["calibrated"][0]["digest"], report.calibrated[0].profile.report_digest);
 }
 
+TEST_F(CalibrationTest, TheReportRecordsThePowerPolicyOfTheBatch) {
+  platform::PowerPolicy power;
+  power.governor = "powersave";
+  power.boost = true;
+  power.max_frequency_khz = 4500000;
+  options.power_policy = power;
+  KernelCalibrationSelection one;
+  one.kernels = {"Gemm"};
+  one.element_types = {DataType::FLOAT};
+  CalibrationBatchReport report = CalibrateRegisteredKernels(one, options, &functions);
+  ASSERT_EQ(report.calibrated.size(), 1u);
+  nlohmann::json j = nlohmann::json::parse(report.calibrated[0].report_json);
+  EXPECT_EQ(j["power"]["governor"], "powersave");
+  EXPECT_EQ(j["power"]["boost"], true);
+  EXPECT_EQ(j["power"]["max_frequency_khz"], 4500000);
+  EXPECT_EQ(j["power"]["base_frequency_khz"], "unknown");
+  EXPECT_EQ(j["power"]["energy_performance_preference"], "unknown");
+}
+
 TEST_F(CalibrationTest, ProgressIsReportedPerKey) {
   std::vector<std::string> events;
   options.progress = [&](const KernelTuningKey& key, std::string_view event) {

@@ -35,6 +35,9 @@ struct CalibrationOptions {
   // The execution to calibrate for, before the maximum_threads cap;
   // detected when not given.
   std::optional<platform::CpuExecutionDescriptor> execution;
+  // The power policy the reports record (diagnostics only, never matched);
+  // read from cpufreq when the batch starts when not given.
+  std::optional<platform::PowerPolicy> power_policy;
   // Where results are published; the global registry when null.
   KernelTuningRegistry* registry = nullptr;
   // Called when a key starts and ends ("start", "calibrated", "skipped",

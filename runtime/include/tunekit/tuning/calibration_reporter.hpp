@@ -1,17 +1,20 @@
 // The record of one key's calibration: every candidate measured with its
 // samples, median and dispersion, every measurement rejected or skipped
 // (wrong result, budget), the values selected and why, plus the processor,
-// execution, thread count, tunekit version and tuning ABI. Serialises to
-// JSON; its digest identifies calibrated profiles in caches and sessions.
+// execution, thread count, power policy (diagnostics), tunekit version and
+// tuning ABI. Serialises to JSON; its digest identifies calibrated profiles
+// in caches and sessions.
 #pragma once
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tunekit/tuning/crossover_search.hpp"
 #include "tunekit/tuning/kernel_tuning_parameters.hpp"
 #include "tunekit/platform/execution_descriptor.hpp"
+#include "tunekit/platform/power_policy.hpp"
 
 namespace tunekit::tuning {
 
@@ -46,10 +49,14 @@ class CalibrationReporter {
   void note(std::string text);
   // The implementation cannot run here (missing instruction set, device).
   void mark_unsupported(std::string reason);
+  // Governor, boost and frequencies during the measurements; every field is
+  // written "unknown" when not recorded or not exposed.
+  void set_power_policy(platform::PowerPolicy power) { power_ = std::move(power); }
 
   const KernelTuningKey& key() const noexcept { return key_; }
   const platform::CpuExecutionDescriptor& execution() const noexcept { return execution_; }
   std::uint32_t threads() const noexcept { return threads_; }
+  const platform::PowerPolicy& power_policy() const noexcept { return power_; }
   const std::vector<CandidateRecord>& candidates() const noexcept { return candidates_; }
   const std::vector<RejectedRecord>& rejected() const noexcept { return rejected_; }
   const std::vector<SelectedValue>& selected() const noexcept { return selected_; }
@@ -71,6 +78,7 @@ class CalibrationReporter {
   KernelTuningKey key_;
   platform::CpuExecutionDescriptor execution_;
   std::uint32_t threads_;
+  platform::PowerPolicy power_;
   std::vector<CandidateRecord> candidates_;
   std::vector<RejectedRecord> rejected_;
   std::vector<SelectedValue> selected_;
