@@ -12,6 +12,7 @@
 
 #include "descriptor_json.hpp"
 #include "tunekit/core/hash.hpp"
+#include "tunekit/internal/value_json.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
@@ -70,13 +71,6 @@ std::optional<std::filesystem::path> cache_path(const CacheCommandOptions& o, st
 
 bool any_schema_registered() { return !tuning::KernelTuningRegistry::global().snapshot()->keys().empty(); }
 
-nlohmann::json value_json(const core::Value& value) {
-  if (auto i = value.as_int()) return *i;
-  if (auto d = value.as_double()) return *d;
-  if (auto b = value.as_bool()) return *b;
-  return *value.as_string();
-}
-
 nlohmann::json entry_json(const tuning::ParsedKernelTuningCache::Item& item) {
   const tuning::KernelTuningCacheEntry& e = item.entry;
   const tuning::KernelTuningKey& key = e.parameters.key;
@@ -99,7 +93,7 @@ nlohmann::json entry_json(const tuning::ParsedKernelTuningCache::Item& item) {
   j["processor"] = to_json(e.execution.processor);
   j["execution"] = to_json(e.execution);
   nlohmann::json parameters = nlohmann::json::object();
-  for (const auto& [name, value] : e.parameters.values) parameters[name] = value_json(value);
+  for (const auto& [name, value] : e.parameters.values) parameters[name] = internal::value_to_json(value);
   j["parameters"] = parameters;
   return j;
 }

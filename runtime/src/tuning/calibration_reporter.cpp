@@ -7,20 +7,11 @@
 
 #include "tunekit/core/hash.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/internal/value_json.hpp"
 #include "tunekit/measure/statistics.hpp"
 
 namespace tunekit::tuning {
 namespace {
-
-nlohmann::json value_json(const TuningValue& v) {
-  switch (v.type()) {
-    case core::ValueType::INT64: return *v.as_int();
-    case core::ValueType::DOUBLE: return *v.as_double();
-    case core::ValueType::BOOL: return *v.as_bool();
-    case core::ValueType::STRING: return *v.as_string();
-  }
-  return nullptr;
-}
 
 template <typename T>
 nlohmann::json optional_json(const std::optional<T>& v) {
@@ -125,7 +116,7 @@ std::string CalibrationReporter::to_json() const {
   j["rejected"] = std::move(rejected);
   nlohmann::json selected = nlohmann::json::array();
   for (const SelectedValue& s : selected_) {
-    selected.push_back({{"parameter", s.parameter}, {"value", value_json(s.value)}, {"reason", s.reason}});
+    selected.push_back({{"parameter", s.parameter}, {"value", internal::value_to_json(s.value)}, {"reason", s.reason}});
   }
   j["selected"] = std::move(selected);
   j["notes"] = notes_;
