@@ -11,6 +11,7 @@
 #include "knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/override_index.hpp"
+#include "tunekit/graph/override_policy.hpp"
 #include "tunekit/graph/override_writer.hpp"
 #include "tunekit/graph/tensor.hpp"
 #include "tunekit/platform/cpu_device.hpp"
@@ -182,17 +183,29 @@ int run_lookup(const OverridesOptions& o) {
     }
     query.tensors.push_back({t.substr(0, eq), *dims, strides});
   }
-  int exit_code = 0;
-  std::vector<graph::OverrideFile> files = read_all(o.files, exit_code);
-  if (exit_code != 0) return exit_code;
-  for (const auto& f : files) {
-    for (const auto& r : f.rejected) fmt::print(stderr, "tunekit overrides lookup: {}: {} (skipped)\n", f.source, graph::describe(r));
+  // The selection policy itself loads the files, so a file it skips is
+  // skipped here too, with its reason, and the others still answer.
+  graph::OverridePolicy policy;
+  policy.set_paths(std::vector<std::filesystem::path>(o.files.begin(), o.files.end()));
+  const std::shared_ptr<const graph::OverrideIndex> index = policy.refresh();
+  const std::vector<graph::SkippedOverrideFile> skipped = policy.skipped_files();
+  json skipped_json = json::array();
+  for (const auto& s : skipped) {
+    skipped_json.push_back({{"file", s.path.string()}, {"reason", s.reason}});
+    if (!o.json) fmt::print("skipped {}: {}\n", s.path.string(), s.reason);
   }
-  graph::OverrideIndex index(std::move(files));
-  graph::OverrideLookupContext context;
-  platform::CpuDevice device;
-  if (!o.any_device) context.device_signature = device.signature();
-  const graph::OverrideExplanation explained = index.explain(query, context);
+  graph::OverrideExplanation explained;
+  if (index) {
+    for (const auto& f : index->files()) {
+      for (const auto& r : f.rejected) {
+        fmt::print(stderr, "tunekit overrides lookup: {}: {} (skipped)\n", f.source, graph::describe(r));
+      }
+    }
+    graph::OverrideLookupContext context;
+    platform::CpuDevice device;
+    if (!o.any_device) context.device_signature = device.signature();
+    explained = index->explain(query, context);
+  }
 
   if (explained.match) {
     const graph::OverrideMatch& m = *explained.match;
@@ -206,7 +219,7 @@ int run_lookup(const OverridesOptions& o) {
     if (o.json) {
       json out{{"matched", true},  {"engine_name", m.engine_name}, {"engine_id", engine_id},
                {"knobs", knobs_json(m.entry->knobs)}, {"file", m.file}, {"entry_index", m.entry->index},
-               {"exact", m.exact}};
+               {"exact", m.exact}, {"skipped", skipped_json}};
       std::cout << out.dump(2) << '\n';
     } else {
       fmt::print("matched: entry {} of {} ({}): engine '{}' (id {}) with {}\n", m.entry->index, m.file,
@@ -219,7 +232,7 @@ int run_lookup(const OverridesOptions& o) {
     for (const auto& miss : explained.misses) {
       misses.push_back({{"file", miss.file}, {"entry_index", miss.entry_index}, {"reason", miss.reason}});
     }
-    std::cout << json{{"matched", false}, {"misses", misses}}.dump(2) << '\n';
+    std::cout << json{{"matched", false}, {"misses", misses}, {"skipped", skipped_json}}.dump(2) << '\n';
   } else {
     fmt::print("no entry matches\n");
     for (const auto& miss : explained.misses) fmt::print("  entry {} of {}: {}\n", miss.entry_index, miss.file, miss.reason);
@@ -249,7 +262,10 @@ void add_overrides_command(CLI::App& app, int& exit_code) {
   merge->callback([o, &exit_code] { exit_code = run_merge(*o); });
 
   CLI::App* lookup = group->add_subcommand("lookup", "Explain which entry the selection policy picks");
-  lookup->add_option("files", o->files, "Override files, earlier first (as in TUNEKIT_HEUR_CONFIG_PATH)")->required();
+  lookup->add_option("files", o->files,
+                     "Override files, earlier first (as in TUNEKIT_HEUR_CONFIG_PATH); like the selection policy, a "
+                     "missing or unreadable file is skipped with its reason")
+      ->required();
   lookup->add_option("--op", o->op, "Operation string (matmul, conv_fprop, ...)")->required();
   lookup->add_option("--criteria", o->criteria, "NAME=INT, repeatable");
   lookup->add_option("--tensor", o->tensors, "ID=DIMS[:STRIDES] such as X=16x64x56x56, repeatable (strides default to packed)");

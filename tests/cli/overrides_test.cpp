@@ -131,7 +131,8 @@ TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   EXPECT_EQ(match["exact"], true);
   EXPECT_GE(match["engine_id"].get<int>(), 9001);
   EXPECT_TRUE(match["knobs"].is_array());
-  EXPECT_EQ(match.size(), 7u);
+  EXPECT_EQ(match["skipped"], json::array());
+  EXPECT_EQ(match.size(), 8u);
 
   auto miss = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8",
                         "--tensor", "C=16x8", "--json"});
@@ -146,6 +147,44 @@ TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   auto bad = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16by8"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--tensor 'A=16by8'"), std::string::npos) << bad.err;
+}
+
+TEST_F(OverridesCli, LookupSkipsAnUnreadableOrMissingFileAsThePolicyDoesAndMatchesInTheOthers) {
+  ASSERT_EQ(run_tool(tune({})).exit_code, 0);
+  const std::string broken = (folder / "broken.json").string();
+  const std::string missing = (folder / "missing.json").string();
+  write(broken, "{ nope");
+  const std::vector<std::string> query{"--op", "matmul", "--tensor", "A=16x24", "--tensor", "B=24x8", "--tensor", "C=16x8"};
+  std::vector<std::string> args{"overrides", "lookup", broken, missing, output};
+  args.insert(args.end(), query.begin(), query.end());
+
+  auto text = run_tool(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("skipped " + broken + ": " + broken + ": line 1, column 4: syntax error"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("skipped " + missing + ": does not exist\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("matched: entry 0 of " + output + " (exact)"), std::string::npos) << text.out;
+
+  args.push_back("--json");
+  auto run = run_tool(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json out = json::parse(run.out);
+  EXPECT_EQ(out["matched"], true);
+  EXPECT_EQ(out["file"], output);
+  ASSERT_EQ(out["skipped"].size(), 2u);
+  EXPECT_EQ(out["skipped"][0]["file"], broken);
+  EXPECT_EQ(out["skipped"][0]["reason"].get<std::string>().rfind(broken + ": line 1, column 4: syntax error", 0), 0u)
+      << out["skipped"][0]["reason"];
+  EXPECT_EQ(out["skipped"][1], json({{"file", missing}, {"reason", "does not exist"}}));
+
+  // Nothing left to read: no match, the reasons, still exit 0.
+  auto none = run_tool({"overrides", "lookup", broken, "--op", "matmul", "--json"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const json nothing = json::parse(none.out);
+  EXPECT_EQ(nothing["matched"], false);
+  EXPECT_EQ(nothing["misses"], json::array());
+  ASSERT_EQ(nothing["skipped"].size(), 1u);
+  EXPECT_EQ(nothing["skipped"][0]["file"], broken);
 }
 
 TEST_F(OverridesCli, ValidateShowAndMerge) {

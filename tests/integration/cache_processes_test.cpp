@@ -132,6 +132,16 @@ TEST_F(CacheProcessesTest, WriterKilledBeforeItsRenameLeavesThePreviousCacheInta
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
 
   EXPECT_EQ(testing::read_text(*options.path), before);
+  auto temporaries = [&] {
+    std::vector<fs::path> found;
+    for (const auto& file : fs::directory_iterator(options.path->parent_path())) {
+      if (file.path().filename().string().rfind("." + options.path->filename().string() + ".tmp-", 0) == 0) {
+        found.push_back(file.path());
+      }
+    }
+    return found;
+  };
+  ASSERT_EQ(temporaries().size(), 1u) << "the killed writer's temporary file";
   KernelTuningRegistry reader;
   for (int w = 0; w < kWriters; ++w) ASSERT_TRUE(reader.try_register_schema(gemm_binding().schema(writer_key(w))).is_good());
   KernelTuningCacheOptions o = options;
@@ -149,6 +159,7 @@ TEST_F(CacheProcessesTest, WriterKilledBeforeItsRenameLeavesThePreviousCacheInta
   auto report = UpdateKernelTuningCache(next, options);
   EXPECT_EQ(report.status, KernelTuningCacheUpdateStatus::WRITTEN) << report.summary();
   EXPECT_EQ(report.preserved, 2u);
+  EXPECT_TRUE(temporaries().empty()) << "removed by the next writer, under the lock";
 }
 
 }  // namespace

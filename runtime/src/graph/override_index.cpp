@@ -21,9 +21,10 @@ struct Slot {
   const OverrideEntry* entry = nullptr;
 };
 
-// Earlier file first; within a file the later entry first.
+// Earlier file first; within a file the earlier entry first, as hipDNN's
+// reader takes the first match.
 bool precedes(const Slot& a, const Slot& b) {
-  return a.file != b.file ? a.file < b.file : a.entry->index > b.entry->index;
+  return a.file != b.file ? a.file < b.file : a.entry->index < b.entry->index;
 }
 
 // Canonical bytes: fixed-width integers and length-prefixed strings, built
@@ -303,7 +304,7 @@ OverrideExplanation OverrideIndex::explain(const OverrideQuery& query, const Ove
       } else if (out.match) {
         const char* why = out.match->exact && entry.is_wildcard() ? "an exact entry beats a wildcard entry"
                           : out.match->file_index != f             ? "an earlier file takes precedence"
-                                                                   : "a later entry of the file takes precedence";
+                                                                   : "an earlier entry of the file takes precedence";
         miss.reason = fmt::format("matches, but entry {} of {} wins: {}", out.match->entry->index, out.match->file, why);
       } else {
         miss.reason = "matches";  // unreachable: lookup would have returned it

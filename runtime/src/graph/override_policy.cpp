@@ -30,6 +30,7 @@ struct Loaded {
   std::filesystem::path path;
   std::optional<FileStamp> stamp;     // nullopt: missing
   std::optional<OverrideFile> file;   // nullopt: missing or unreadable
+  std::string skipped;                // why file is nullopt
 };
 
 }  // namespace
@@ -78,6 +79,7 @@ std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
   bool changed = !impl_->index;
   for (Loaded& loaded : impl_->files) {
     const std::optional<FileStamp> stamp = stamp_of(loaded.path);
+    if (!stamp) loaded.skipped = "does not exist";
     if (stamp == loaded.stamp && (loaded.file || !stamp)) continue;
     if (stamp != loaded.stamp) changed = true;
     loaded.stamp = stamp;
@@ -89,9 +91,11 @@ std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
     ++impl_->parses;
     Result<OverrideFile> file = read_override_file(loaded.path);
     if (!file.ok()) {
+      loaded.skipped = file.error().message();
       log::warn("overrides: {} is skipped: {}", loaded.path.string(), file.error().message());
       continue;
     }
+    loaded.skipped.clear();
     for (const OverrideEntryProblem& problem : file->rejected) {
       log::warn("overrides: {}: {} (entry skipped)", loaded.path.string(), describe(problem));
     }
@@ -108,6 +112,15 @@ std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
     impl_->index = std::make_shared<const OverrideIndex>(std::move(files));
   }
   return impl_->index->files().empty() ? nullptr : impl_->index;
+}
+
+std::vector<SkippedOverrideFile> OverridePolicy::skipped_files() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<SkippedOverrideFile> skipped;
+  for (const Loaded& loaded : impl_->files) {
+    if (!loaded.file && !loaded.skipped.empty()) skipped.push_back({loaded.path, loaded.skipped});
+  }
+  return skipped;
 }
 
 std::size_t OverridePolicy::parse_count() const {

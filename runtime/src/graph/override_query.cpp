@@ -104,16 +104,22 @@ OverrideQuery make_override_query(const Operation& operation) {
       break;
   }
 
-  auto add = [&](const std::string& port, const Tensor& tensor) {
+  auto add = [&](const std::string& port, const Tensor& tensor, bool output) {
     if (!tensor) return;
-    query.tensors.push_back({port, tensor->get_dim(), tensor->get_stride()});
+    query.tensors.push_back({port, tensor->get_dim(), tensor->get_stride(), output});
   };
   const std::vector<std::string>& order = override_port_order(operation.kind);
-  for (const std::string& port : order) add(port, operation.input(port) ? operation.input(port) : operation.output(port));
+  for (const std::string& port : order) {
+    if (const Tensor& in = operation.input(port)) {
+      add(port, in, false);
+    } else {
+      add(port, operation.output(port), true);
+    }
+  }
   // Ports outside the fixed order (none for valid operations) follow by name.
   for (const auto* ports : {&operation.inputs, &operation.outputs}) {
     for (const auto& [port, tensor] : *ports) {
-      if (std::find(order.begin(), order.end(), port) == order.end()) add(port, tensor);
+      if (std::find(order.begin(), order.end(), port) == order.end()) add(port, tensor, ports == &operation.outputs);
     }
   }
   return query;

@@ -1,6 +1,7 @@
 // The override-file writer: the winner's entry with its metadata and
-// validators, then lock, re-read, merge (replace-on-match or delete all),
-// corrupt-file handling and atomic replace; and the merge of several files.
+// validators, and this format's merge step (refusals, replace-on-match,
+// malformed entries kept, delete all) for store::update_file_locked; and the
+// merge of several files.
 #include "tunekit/graph/override_writer.hpp"
 
 #include <fmt/format.h>
@@ -14,13 +15,24 @@
 #include "tunekit/core/version.hpp"
 #include "tunekit/graph/override_query.hpp"
 #include "tunekit/store/atomic_file.hpp"
-#include "tunekit/store/corrupt_file.hpp"
-#include "tunekit/store/file_lock.hpp"
+#include "tunekit/store/locked_update.hpp"
 
 namespace tunekit::graph {
 namespace {
 
 using nlohmann::json;
+
+// The query's tensors as entry tensors: the inputs, or with the outputs too.
+json tensors_json(const OverrideQuery& query, bool with_outputs) {
+  json tensors = json::array();
+  for (const OverrideQueryTensor& t : query.tensors) {
+    if (t.output && !with_outputs) continue;
+    json tensor{{"tensor_id", t.tensor_id}, {"dim", t.dims}};
+    if (!t.strides.empty()) tensor["stride"] = t.strides;
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
 
 json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const OverrideWriteContext& context,
                 std::int64_t now) {
@@ -28,13 +40,7 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
   entry["op"] = query.op;
   entry["engine_name"] = winner.engine_name;
   if (!query.criteria.empty()) entry["criteria"] = query.criteria;
-  json tensors = json::array();
-  for (const OverrideQueryTensor& t : query.tensors) {
-    json tensor{{"tensor_id", t.tensor_id}, {"dim", t.dims}};
-    if (!t.strides.empty()) tensor["stride"] = t.strides;
-    tensors.push_back(std::move(tensor));
-  }
-  entry["tensors"] = std::move(tensors);
+  entry["tensors"] = tensors_json(query, false);
 
   json metadata;
   metadata["rank"] = winner.rank;
@@ -67,26 +73,34 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
   return entry;
 }
 
-Error io_error(const std::string& message) {
-  log::error("autotune: {}", message);
-  return {ErrorCode::IO_ERROR, message};
-}
-
 Error refuse(const std::filesystem::path& path, const std::string& why) {
-  const std::string message = fmt::format(
-      "autotune: refusing to append to {}: {}; appending needs a version-2 override file (set "
-      "delete_all_existing_content to replace it); nothing was written",
-      path.string(), why);
-  log::error("{}", message);
-  return {ErrorCode::INVALID_VALUE, message};
+  return {ErrorCode::INVALID_VALUE,
+          fmt::format("autotune: refusing to append to {}: {}; appending needs a version-2 override file (set "
+                      "delete_all_existing_content to replace it); nothing was written",
+                      path.string(), why)};
 }
 
-Error make_parent(const std::filesystem::path& path) {
-  if (!path.has_parent_path()) return Error::ok();
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return io_error(fmt::format("cannot create folder {} for {}: {}", path.parent_path().string(), path.string(), ec.message()));
+// Appending keeps what is there, so it must be a version-2 override file.
+Error check_appendable(const std::filesystem::path& path, const json& stored) {
+  if (!stored.is_object()) return refuse(path, "it is not a JSON object");
+  if (detail::override_file_version(stored) != 2) {
+    return refuse(path, stored.contains("version")
+                            ? fmt::format("its version {} is not 2", stored["version"].dump())
+                            : std::string("it has no version key (a version-1 file with positional tensors)"));
+  }
+  auto entries = stored.find("engine_overrides");
+  if (entries == stored.end()) return refuse(path, "it has no engine_overrides array (not an override file)");
+  if (!entries->is_array()) return refuse(path, "its engine_overrides is not an array");
   return Error::ok();
+}
+
+// The writer's match key of an entry written as JSON here.
+Result<std::string> key_of(const json& entry) {
+  Result<OverrideEntry> parsed = detail::parse_override_entry(entry, 0, false);
+  if (!parsed.ok()) {
+    return Error(ErrorCode::INTERNAL, "autotune: the new override entry does not read back: " + parsed.error().message());
+  }
+  return detail::writer_match_key(*parsed);
 }
 
 }  // namespace
@@ -115,89 +129,82 @@ Result<OverrideWriteReport> write_autotune_override(const OperationGraph& graph,
   const std::int64_t now = options.unix_seconds.value_or(static_cast<std::int64_t>(std::time(nullptr)));
 
   Result<OverrideQuery> query = make_override_query(graph);
-  if (!query.ok() || query->tensors.empty()) {
+  const json entry = query.ok() ? entry_json(*query, winner, context, now) : json();
+  if (!query.ok() || entry.at("tensors").empty()) {
     report.status = OverrideWriteReport::Status::SKIPPED;
-    report.note = "the core operation has no named tensor ids";
+    report.note = "the core operation has no named input tensors";
     log::warn("autotune: not writing {}: {}; the tuning result stands", path.string(), report.note);
     return report;
   }
-  json entry = entry_json(*query, winner, context, now);
-  Result<OverrideEntry> parsed_entry = detail::parse_override_entry(entry, 0, false);
-  if (!parsed_entry.ok()) {
-    return Error(ErrorCode::INTERNAL, "autotune: the new override entry does not read back: " + parsed_entry.error().message());
-  }
-  const std::string key = detail::writer_match_key(*parsed_entry);
+  Result<std::string> key = key_of(entry);
+  if (!key.ok()) return key.error();
+  // The same graph as an entry that names the outputs too (as earlier
+  // tunekit versions wrote it) is this key's entry as well.
+  json with_outputs = entry;
+  with_outputs["tensors"] = tensors_json(*query, true);
+  Result<std::string> full_key = key_of(with_outputs);
+  if (!full_key.ok()) return full_key.error();
 
-  TUNEKIT_RETURN_IF_ERROR(make_parent(path));
-  Result<store::FileLock> lock = store::FileLock::acquire(path, options.lock_timeout, store::LockMode::EXCLUSIVE);
-  if (!lock.ok()) return io_error(lock.error().message());
-  Result<std::optional<std::string>> existing = store::read_file_if_exists(path);
-  if (!existing.ok()) return io_error(existing.error().message());
-
-  json document{{"version", kOverrideFileVersion}, {"engine_overrides", json::array()}};
-  std::string corrupt;  // why the existing file must be moved aside
-  if (existing->has_value() && !storage.delete_all_existing_content) {
-    Result<json> stored = detail::parse_json_text(**existing, path.string());
-    if (!stored.ok()) {
-      corrupt = stored.error().message();
-    } else if (!stored->is_object()) {
-      return refuse(path, "it is not a JSON object");
-    } else if (const std::optional<int> version = detail::override_file_version(*stored); version != 2) {
-      return refuse(path, stored->contains("version")
-                              ? fmt::format("its version {} is not 2", (*stored)["version"].dump())
-                              : std::string("it has no version key (a version-1 file with positional tensors)"));
-    } else if (auto entries = stored->find("engine_overrides"); entries == stored->end()) {
-      return refuse(path, "it has no engine_overrides array (not an override file)");
-    } else if (!entries->is_array()) {
-      corrupt = fmt::format("{}: engine_overrides: expected an array", path.string());
-    } else {
-      json kept = json::array();
-      for (std::size_t i = 0; i < entries->size(); ++i) {
-        if (detail::parse_override_entry((*entries)[i], i, false).ok()) {
-          kept.push_back((*entries)[i]);
-        } else {
-          ++report.dropped;
-        }
+  std::string unreadable;  // why the current file is moved aside: it is not JSON
+  auto merge = [&](const std::optional<std::string>& current) -> Result<store::UpdatePlan> {
+    store::UpdatePlan plan;
+    json document{{"version", kOverrideFileVersion}, {"engine_overrides", json::array()}};
+    if (current && !storage.delete_all_existing_content) {
+      Result<json> stored = detail::parse_json_text(*current, path.string());
+      if (stored.ok()) {
+        TUNEKIT_RETURN_IF_ERROR(check_appendable(path, *stored));
+        document = std::move(stored).value();
+      } else {
+        unreadable = stored.error().message();
+        plan.move_aside = true;
+        plan.overwrite_if_move_fails = true;  // the fresh result takes priority (spec 6.5)
       }
-      if (report.dropped > 0) corrupt = fmt::format("{}: {} malformed entries", path.string(), report.dropped);
-      document = std::move(stored).value();
-      document["engine_overrides"] = std::move(kept);
     }
-  }
+    // Replace-on-match: the first entry with the key takes the new one's
+    // place, others with it go; malformed entries stay as they are.
+    json merged = json::array();
+    json& entries = document["engine_overrides"];
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Result<OverrideEntry> old = detail::parse_override_entry(entries[i], i, false);
+      if (!old.ok()) {
+        report.malformed.push_back({i, old.error().message()});
+        merged.push_back(std::move(entries[i]));
+        continue;
+      }
+      const std::string old_key = detail::writer_match_key(*old);
+      if (old_key != *key && old_key != *full_key) {
+        merged.push_back(std::move(entries[i]));
+      } else if (!report.replaced) {
+        merged.push_back(entry);
+        report.replaced = true;
+      }
+    }
+    if (!report.replaced) merged.push_back(entry);
+    report.entries = merged.size();
+    document["version"] = kOverrideFileVersion;
+    document["engine_overrides"] = std::move(merged);
+    plan.contents = document.dump(2) + "\n";
+    return plan;
+  };
+  store::LockedUpdateOptions update;
+  update.lock_timeout = options.lock_timeout;
+  update.unix_seconds = now;
+  update.move_aside = options.move_aside;
+  Result<store::LockedUpdateOutcome> outcome = store::update_file_locked(path, merge, update);
+  if (!outcome.ok()) return outcome.error();
 
-  // Replace-on-match: the first entry with the key takes the new one's place; others with it go.
-  json merged = json::array();
-  for (json& old : document["engine_overrides"]) {
-    Result<OverrideEntry> e = detail::parse_override_entry(old, 0, false);
-    if (e.ok() && detail::writer_match_key(*e) == key) {
-      if (!report.replaced) merged.push_back(entry);
-      report.replaced = true;
-    } else {
-      merged.push_back(std::move(old));
-    }
+  for (const OverrideEntryProblem& problem : report.malformed) {
+    log::warn("autotune: {}: {} (kept as it is; never matched)", path.string(), describe(problem));
   }
-  if (!report.replaced) merged.push_back(std::move(entry));
-  report.entries = merged.size();
-  document["version"] = kOverrideFileVersion;
-  document["engine_overrides"] = std::move(merged);
-
-  if (!corrupt.empty()) {
-    auto move = options.move_aside ? options.move_aside
-                                   : [](const std::filesystem::path& p, std::int64_t s) { return store::move_aside_corrupt(p, s); };
-    Result<std::filesystem::path> moved = move(path, now);
-    if (moved.ok()) {
-      report.moved_aside = *moved;
-      report.note = fmt::format("the unreadable file was moved to {}", moved->string());
-      log::error("autotune: {} could not be read ({}); moved it to {} and writing a fresh file", path.string(), corrupt,
-                 moved->string());
-    } else {
-      report.note = "the unreadable file was overwritten";
-      log::warn("autotune: {} could not be read ({}) nor moved aside ({}); overwriting it with the new result",
-                path.string(), corrupt, moved.error().message());
-    }
-  }
-  if (Error written = store::write_file_atomically(path, document.dump(2) + "\n"); written.is_bad()) {
-    return io_error(written.message());
+  if (outcome->moved_aside) {
+    report.moved_aside = outcome->moved_aside;
+    report.note = fmt::format("the unreadable file was moved to {}", outcome->moved_aside->string());
+    log::error("autotune: {} could not be read ({}); moved it to {} and writing a fresh file", path.string(), unreadable,
+               outcome->moved_aside->string());
+  } else if (!unreadable.empty()) {
+    report.note = "the unreadable file was overwritten";
+    log::warn("autotune: {} could not be read ({}) nor moved aside ({}); overwriting it with the new result",
+              path.string(), unreadable, outcome->move_aside_error.message());
   }
   log::info("autotune: wrote '{}' for {} to {} ({} entries{})", winner.engine_name, query->op, path.string(),
             report.entries, report.replaced ? ", replaced the entry with the same key" : "");
@@ -230,9 +237,7 @@ Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path
         log::warn("overrides: {}: entry {}: {} (not merged)", inputs[f].string(), i, e.error().message());
         continue;
       }
-      const std::string key = detail::writer_match_key(*e);
-      auto found = winners.find(key);
-      if (found == winners.end() || found->second.file == f) winners[key] = Winner{f, i, (*entries)[i]};
+      winners.try_emplace(detail::writer_match_key(*e), Winner{f, i, (*entries)[i]});  // the first one stays
     }
   }
   std::vector<const Winner*> ordered;
@@ -243,10 +248,11 @@ Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path
   json out{{"version", kOverrideFileVersion}, {"engine_overrides", json::array()}};
   for (const Winner* w : ordered) out["engine_overrides"].push_back(w->entry);
 
-  TUNEKIT_RETURN_IF_ERROR(make_parent(output));
-  Result<store::FileLock> lock = store::FileLock::acquire(output, std::chrono::milliseconds(30000));
-  if (!lock.ok()) return lock.error();
-  TUNEKIT_RETURN_IF_ERROR(store::write_file_atomically(output, out.dump(2) + "\n"));
+  // The inputs are read whole and the output replaced whole: what is there is not merged.
+  const std::string contents = out.dump(2) + "\n";
+  Result<store::LockedUpdateOutcome> written = store::update_file_locked(
+      output, [&](const std::optional<std::string>&) -> Result<store::UpdatePlan> { return store::UpdatePlan{contents}; });
+  if (!written.ok()) return written.error();
   return ordered.size();
 }
 

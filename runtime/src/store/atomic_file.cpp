@@ -28,6 +28,9 @@ fs::path folder_of(const fs::path& target) {
   return folder.empty() ? fs::path(".") : folder;
 }
 
+constexpr std::size_t kSuffixLength = 6;
+constexpr std::string_view kSuffixAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+
 // Six characters that differ between processes (pid), threads and calls
 // (counter) and runs (clock); a collision only costs another O_EXCL attempt.
 std::string unique_suffix() {
@@ -37,20 +40,22 @@ std::string unique_suffix() {
   x ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   x = (x ^ (x >> 31)) * 0x94D049BB133111EBULL;
   x ^= x >> 29;
-  constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::string suffix(6, 'a');
+  std::string suffix(kSuffixLength, 'a');
   for (char& c : suffix) {
-    c = kAlphabet[x % kAlphabet.size()];
-    x /= kAlphabet.size();
+    c = kSuffixAlphabet[x % kSuffixAlphabet.size()];
+    x /= kSuffixAlphabet.size();
   }
   return suffix;
 }
 
 // Hidden and derived from the target so a leftover is recognisable; the name
 // part is shortened so that the result stays under NAME_MAX.
+std::string temporary_prefix_for(const fs::path& target) {
+  return "." + target.filename().string().substr(0, 200) + ".tmp-";
+}
+
 fs::path temporary_path_for(const fs::path& target) {
-  std::string name = target.filename().string().substr(0, 200);
-  return folder_of(target) / ("." + name + ".tmp-" + unique_suffix());
+  return folder_of(target) / (temporary_prefix_for(target) + unique_suffix());
 }
 
 class TemporaryFile {
@@ -185,6 +190,12 @@ Error write_file_atomically(const fs::path& target, std::string_view contents,
   }
   temporary.path.clear();  // now the target: nothing left to remove
   return sync_folder(target);
+}
+
+bool is_temporary_file_of(const fs::path& target, std::string_view file_name) {
+  const std::string prefix = temporary_prefix_for(target);
+  if (file_name.size() != prefix.size() + kSuffixLength || file_name.substr(0, prefix.size()) != prefix) return false;
+  return file_name.substr(prefix.size()).find_first_not_of(kSuffixAlphabet) == std::string_view::npos;
 }
 
 Result<std::optional<std::string>> read_file_if_exists(const fs::path& path) {

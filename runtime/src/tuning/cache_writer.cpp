@@ -91,15 +91,22 @@ std::string format_kernel_tuning_cache(std::vector<KernelTuningCacheEntry> entri
   return out;
 }
 
-std::string find_unwritable_field(const KernelTuningCacheEntry& entry) {
+Error check_writable(const KernelTuningCacheEntry& entry) {
   using toml_support::is_valid_utf8;
+  auto unwritable = [](std::string_view field, std::string_view problem) {
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", field, problem));
+  };
   const KernelTuningKey& key = entry.parameters.key;
-  if (key.library.empty()) return "library: must not be empty";
-  if (key.kernel.empty()) return "kernel: must not be empty";
-  if (key.implementation.empty()) return "implementation: must not be empty";
-  if (entry.execution.effective_threads < 1) return "execution.effective_threads: must be at least 1";
+  if (key.library.empty()) return unwritable("library", "must not be empty");
+  if (key.kernel.empty()) return unwritable("kernel", "must not be empty");
+  if (key.implementation.empty()) return unwritable("implementation", "must not be empty");
+  if (entry.execution.effective_threads < 1) {
+    return unwritable("execution.effective_threads",
+                      fmt::format("must be at least 1, not {}", entry.execution.effective_threads));
+  }
   if (entry.execution.requested_threads && *entry.execution.requested_threads < 1) {
-    return "execution.requested_threads: must be at least 1";
+    return unwritable("execution.requested_threads",
+                      fmt::format("must be at least 1, not {}", *entry.execution.requested_threads));
   }
   const std::pair<std::string_view, const std::string*> texts[] = {
       {"name", &entry.name},
@@ -115,15 +122,15 @@ std::string find_unwritable_field(const KernelTuningCacheEntry& entry) {
       {"processor.diagnostics.model_name", &entry.execution.processor.model_name},
   };
   for (const auto& [field, text] : texts) {
-    if (!is_valid_utf8(*text)) return fmt::format("{}: not valid UTF-8", field);
+    if (!is_valid_utf8(*text)) return unwritable(field, "not valid UTF-8");
   }
   for (const auto& [name, value] : entry.parameters.values) {
-    if (!is_valid_utf8(name)) return "parameters: a name is not valid UTF-8";
+    if (!is_valid_utf8(name)) return unwritable("parameters", "a name is not valid UTF-8");
     if (const std::string* text = value.as_string(); text && !is_valid_utf8(*text)) {
-      return fmt::format("parameters.{}: not valid UTF-8", name);
+      return unwritable("parameters." + name, "not valid UTF-8");
     }
   }
-  return {};
+  return Error::ok();
 }
 
 }  // namespace tunekit::tuning

@@ -1,6 +1,7 @@
-// UpdateKernelTuningCache and MergeKernelTuningCacheEntries: validate, lock,
-// re-read (moving an unparsable file aside), merge by complete key, prune,
-// and replace the file atomically.
+// UpdateKernelTuningCache and MergeKernelTuningCacheEntries: validate, then
+// this format's merge step for store::update_file_locked: read the stored
+// entries (salvaging a broken file, asking to move it aside), merge by
+// complete key, prune, serialise.
 #include <fmt/format.h>
 
 #include <map>
@@ -8,9 +9,7 @@
 #include "cache_support.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/platform/identity_difference.hpp"
-#include "tunekit/store/atomic_file.hpp"
-#include "tunekit/store/corrupt_file.hpp"
-#include "tunekit/store/file_lock.hpp"
+#include "tunekit/store/locked_update.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
 namespace tunekit::tuning {
@@ -30,19 +29,20 @@ KernelTuningCacheUpdateReport failed(KernelTuningCacheUpdateReport report, Error
   return report;
 }
 
-// Empty when the entry may be written; otherwise why not.
-std::string check_incoming(const KernelTuningCacheEntry& entry, const RegisteredSchemas& schemas,
-                           bool allow_unregistered) {
-  if (std::string field = find_unwritable_field(entry); !field.empty()) return field;
+// OK when the entry may be written; otherwise INVALID_VALUE saying why not.
+Error check_incoming(const KernelTuningCacheEntry& entry, const RegisteredSchemas& schemas, bool allow_unregistered) {
+  TUNEKIT_RETURN_IF_ERROR(check_writable(entry));
   const KernelTuningKey& key = entry.parameters.key;
   const KernelTuningSchema* schema = schemas.schema(key);
   if (!schema) {
-    if (allow_unregistered) return {};
-    if (schemas.is_stale(key)) return fmt::format("key {}: stale tuning ABI ({})", key.to_string(), schemas.stale_reason(key));
-    return fmt::format("no schema is registered for key {}", key.to_string());
+    if (allow_unregistered) return Error::ok();
+    if (schemas.is_stale(key)) {
+      return Error(ErrorCode::INVALID_VALUE,
+                   fmt::format("key {}: stale tuning ABI ({})", key.to_string(), schemas.stale_reason(key)));
+    }
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("no schema is registered for key {}", key.to_string()));
   }
-  if (Error e = schema->validate(entry.parameters); e.is_bad()) return e.message();
-  return {};
+  return schema->validate(entry.parameters);
 }
 
 // The stored file's well-formed entries with every complete key once; what
@@ -87,6 +87,57 @@ Result<std::vector<KernelTuningCacheEntry>> read_stored(const std::string& text,
   return stored;
 }
 
+// Stored entries first (file order), then new complete keys; prunes what
+// the options ask for. What happened to each entry goes into the report.
+std::vector<KernelTuningCacheEntry> merge_entries(std::vector<KernelTuningCacheEntry> stored,
+                                                  std::vector<KernelTuningCacheEntry> incoming,
+                                                  const RegisteredSchemas& schemas,
+                                                  const std::optional<platform::CpuExecutionDescriptor>& execution,
+                                                  const KernelTuningCacheOptions& options,
+                                                  KernelTuningCacheUpdateReport& report) {
+  std::map<KernelTuningCacheEntryKey, std::size_t> stored_index;
+  for (std::size_t i = 0; i < stored.size(); ++i) stored_index.emplace(stored[i].complete_key(), i);
+  std::vector<bool> touched(stored.size(), false);
+  std::vector<KernelTuningCacheEntry> merged_new;
+  for (KernelTuningCacheEntry& entry : incoming) {
+    auto found = stored_index.find(entry.complete_key());
+    if (found == stored_index.end()) {
+      report.written.push_back(ref(entry));
+      merged_new.push_back(std::move(entry));
+    } else if (options.replace_existing) {
+      report.replaced.push_back(ref(stored[found->second]));
+      stored[found->second] = std::move(entry);
+      touched[found->second] = true;
+    } else {
+      report.kept.push_back(ref(stored[found->second], "an entry with this complete key exists and "
+                                                       "replace_existing is false"));
+      touched[found->second] = true;
+    }
+  }
+
+  std::vector<KernelTuningCacheEntry> result;
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const bool replaced = touched[i] && options.replace_existing;
+    if (!replaced) {
+      const KernelTuningKey& key = stored[i].parameters.key;
+      if (options.prune_stale_abi && schemas.is_stale(key)) {
+        report.pruned.push_back(ref(stored[i], "stale tuning ABI: " + schemas.stale_reason(key)));
+        continue;
+      }
+      if (execution) {
+        if (auto difference = platform::first_identity_difference(stored[i].execution, *execution)) {
+          report.pruned.push_back(ref(stored[i], "execution mismatch: " + difference->to_string()));
+          continue;
+        }
+      }
+      if (!touched[i]) ++report.preserved;
+    }
+    result.push_back(std::move(stored[i]));
+  }
+  for (KernelTuningCacheEntry& entry : merged_new) result.push_back(std::move(entry));
+  return result;
+}
+
 KernelTuningCacheUpdateReport update(std::vector<KernelTuningCacheEntry> incoming,
                                      const KernelTuningCacheOptions& options) {
   KernelTuningCacheUpdateReport report;
@@ -96,8 +147,9 @@ KernelTuningCacheUpdateReport update(std::vector<KernelTuningCacheEntry> incomin
 
   const RegisteredSchemas schemas(cache_support::registry_of(options).snapshot());
   for (const KernelTuningCacheEntry& entry : incoming) {
-    std::string reason = check_incoming(entry, schemas, options.allow_unregistered_keys);
-    if (!reason.empty()) report.rejected.push_back(ref(entry, std::move(reason)));
+    if (Error e = check_incoming(entry, schemas, options.allow_unregistered_keys); e.is_bad()) {
+      report.rejected.push_back(ref(entry, e.message()));
+    }
   }
   if (!report.rejected.empty()) {
     report.status = Status::REJECTED;
@@ -124,88 +176,30 @@ KernelTuningCacheUpdateReport update(std::vector<KernelTuningCacheEntry> incomin
     return report;
   }
 
-  std::error_code ec;
-  if (report.path.has_parent_path()) std::filesystem::create_directories(report.path.parent_path(), ec);
-  if (ec) {
-    return failed(std::move(report), Error(ErrorCode::IO_ERROR, fmt::format("cannot create folder {}: {}",
-                                                                            report.path.parent_path().string(),
-                                                                            ec.message())));
-  }
-  Result<store::FileLock> lock = store::FileLock::acquire(report.path, options.lock_timeout, store::LockMode::EXCLUSIVE);
-  if (!lock.ok()) return failed(std::move(report), lock.error());
-
-  Result<std::optional<std::string>> existing = store::read_file_if_exists(report.path);
-  if (!existing.ok()) return failed(std::move(report), existing.error());
-  bool move_aside = false;
-  std::vector<KernelTuningCacheEntry> stored;
-  if (existing->has_value()) {
-    auto read = read_stored(**existing, report, move_aside);
-    if (!read.ok()) return failed(std::move(report), read.error());
-    stored = std::move(*read);
-  }
-
-  // Merge: stored entries first (file order), then new complete keys.
-  std::map<KernelTuningCacheEntryKey, std::size_t> stored_index;
-  for (std::size_t i = 0; i < stored.size(); ++i) stored_index.emplace(stored[i].complete_key(), i);
-  std::vector<bool> touched(stored.size(), false);
-  std::vector<KernelTuningCacheEntry> merged_new;
-  for (KernelTuningCacheEntry& entry : unique) {
-    auto found = stored_index.find(entry.complete_key());
-    if (found == stored_index.end()) {
-      report.written.push_back(ref(entry));
-      merged_new.push_back(std::move(entry));
-    } else if (options.replace_existing) {
-      report.replaced.push_back(ref(stored[found->second]));
-      stored[found->second] = std::move(entry);
-      touched[found->second] = true;
-    } else {
-      report.kept.push_back(ref(stored[found->second], "an entry with this complete key exists and "
-                                                       "replace_existing is false"));
-      touched[found->second] = true;
+  const std::optional<platform::CpuExecutionDescriptor> execution =
+      options.prune_execution_mismatch ? std::optional(cache_support::current_execution(options)) : std::nullopt;
+  auto merge = [&](const std::optional<std::string>& existing) -> Result<store::UpdatePlan> {
+    store::UpdatePlan plan;
+    std::vector<KernelTuningCacheEntry> stored;
+    if (existing) {
+      auto read = read_stored(*existing, report, plan.move_aside);
+      if (!read.ok()) return read.error();
+      stored = std::move(*read);
     }
+    plan.contents = format_kernel_tuning_cache(merge_entries(std::move(stored), std::move(unique), schemas, execution,
+                                                             options, report));
+    return plan;
+  };
+  store::LockedUpdateOptions update;
+  update.lock_timeout = options.lock_timeout;
+  update.before_rename = options.before_rename;
+  Result<store::LockedUpdateOutcome> outcome = store::update_file_locked(report.path, merge, update);
+  if (!outcome.ok()) return failed(std::move(report), outcome.error());
+  if (outcome->moved_aside) {
+    report.moved_aside = outcome->moved_aside;
+    log::warn("cache: moved the unparsable cache {} to {}", report.path.string(), outcome->moved_aside->string());
   }
-
-  std::optional<platform::CpuExecutionDescriptor> execution;
-  if (options.prune_execution_mismatch) execution = cache_support::current_execution(options);
-  std::vector<KernelTuningCacheEntry> result;
-  for (std::size_t i = 0; i < stored.size(); ++i) {
-    const bool replaced = touched[i] && options.replace_existing;
-    if (!replaced) {
-      const KernelTuningKey& key = stored[i].parameters.key;
-      if (options.prune_stale_abi && schemas.is_stale(key)) {
-        report.pruned.push_back(ref(stored[i], "stale tuning ABI: " + schemas.stale_reason(key)));
-        continue;
-      }
-      if (execution) {
-        if (auto difference = platform::first_identity_difference(stored[i].execution, *execution)) {
-          report.pruned.push_back(ref(stored[i], "execution mismatch: " + difference->to_string()));
-          continue;
-        }
-      }
-      if (!touched[i]) ++report.preserved;
-    }
-    result.push_back(std::move(stored[i]));
-  }
-  for (KernelTuningCacheEntry& entry : merged_new) result.push_back(std::move(entry));
-
-  const std::string text = format_kernel_tuning_cache(std::move(result));
-  if (existing->has_value() && **existing == text && !move_aside) {
-    report.status = Status::UNCHANGED;
-    log::info("cache: {}", report.summary());
-    return report;
-  }
-  if (move_aside && existing->has_value()) {
-    Result<std::filesystem::path> moved = store::move_aside_corrupt(report.path);
-    if (!moved.ok()) return failed(std::move(report), moved.error());
-    report.moved_aside = *moved;
-    log::warn("cache: moved the unparsable cache {} to {}", report.path.string(), moved->string());
-  }
-  store::AtomicWriteOptions write_options;
-  write_options.before_rename = options.before_rename;
-  if (Error e = store::write_file_atomically(report.path, text, write_options); e.is_bad()) {
-    return failed(std::move(report), std::move(e));
-  }
-  report.status = Status::WRITTEN;
+  report.status = outcome->status == store::LockedUpdateOutcome::Status::UNCHANGED ? Status::UNCHANGED : Status::WRITTEN;
   log::info("cache: {}", report.summary());
   return report;
 }

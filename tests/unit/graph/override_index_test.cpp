@@ -1,5 +1,5 @@
 // The selection lookup: exact before wildcard whatever the order, earlier
-// file then later entry among equals, positional version-1 entries,
+// file then earlier entry among equals, positional version-1 entries,
 // optional strides, criteria, validators and engines checked against the
 // context, and the explanation of every miss.
 #include "tunekit/graph/override_index.hpp"
@@ -49,18 +49,38 @@ TEST(OverrideIndex, AnExactEntryBeatsAWildcardEntryWhateverTheOrder) {
   }
 }
 
-TEST(OverrideIndex, AmongEqualsTheEarlierFileThenTheLaterEntryWins) {
+TEST(OverrideIndex, AmongEqualsTheEarlierFileThenTheEarlierEntryWins) {
   OverrideIndex index = index_of({file("first.json", entry("a", "[4, 8]") + "," + entry("b", "[4, 8]")),
                                   file("second.json", entry("c", "[4, 8]"))});
   auto match = index.lookup(matmul_query(), {});
   ASSERT_TRUE(match);
-  EXPECT_EQ(match->engine_name, "b");
+  EXPECT_EQ(match->engine_name, "a");
   EXPECT_EQ(match->file, "first.json");
-  EXPECT_EQ(match->entry->index, 1u);
+  EXPECT_EQ(match->entry->index, 0u);
+  OverrideExplanation explained = index.explain(matmul_query(), {});
+  ASSERT_EQ(explained.misses.size(), 2u);
+  EXPECT_EQ(explained.misses[0].reason, "matches, but entry 0 of first.json wins: an earlier entry of the file takes precedence");
+  EXPECT_EQ(explained.misses[1].reason, "matches, but entry 0 of first.json wins: an earlier file takes precedence");
 
   OverrideIndex wild = index_of({file("first.json", entry("a", "[-1, 8]") + "," + entry("b", "[4, -1]")),
                                  file("second.json", entry("c", "[-1, -1]"))});
-  EXPECT_EQ(wild.lookup(matmul_query(), {})->engine_name, "b");
+  EXPECT_EQ(wild.lookup(matmul_query(), {})->engine_name, "a");
+}
+
+TEST(OverrideIndex, OfIdenticalEntriesInOneFileTheFirstWinsWhateverTheirSchema) {
+  // The same key three times, once spelled with the output as well: file order decides.
+  const std::string with_output = R"({"op": "matmul", "engine_name": "full", "tensors": [
+      {"tensor_id": "A", "dim": [4, 8]}, {"tensor_id": "B", "dim": [8, 2]}, {"tensor_id": "C", "dim": [4, 2]}]})";
+  const std::string inputs = R"({"op": "matmul", "engine_name": "inputs", "tensors": [
+      {"tensor_id": "A", "dim": [4, 8]}, {"tensor_id": "B", "dim": [8, 2]}]})";
+  const std::string again = R"({"op": "matmul", "engine_name": "again", "tensors": [
+      {"tensor_id": "B", "dim": [8, 2]}, {"tensor_id": "A", "dim": [4, 8]}]})";
+  EXPECT_EQ(index_of({file("f.json", inputs + "," + again + "," + with_output)}).lookup(matmul_query(), {})->engine_name,
+            "inputs");
+  EXPECT_EQ(index_of({file("f.json", with_output + "," + inputs + "," + again)}).lookup(matmul_query(), {})->engine_name,
+            "full");
+  EXPECT_EQ(index_of({file("f.json", again + "," + with_output + "," + inputs)}).lookup(matmul_query(), {})->engine_name,
+            "again");
 }
 
 TEST(OverrideIndex, AnEarlierFilesWildcardLosesToALaterFilesExactEntry) {
@@ -74,7 +94,7 @@ TEST(OverrideIndex, StridesAreOptionalAndChecked) {
   EXPECT_EQ(index.lookup(matmul_query(), {})->engine_name, "any");
   OverrideQuery padded = matmul_query();
   padded.tensors[0].strides = {16, 1};
-  EXPECT_EQ(index.lookup(padded, {})->engine_name, "any");  // the later entry of equals
+  EXPECT_EQ(index.lookup(padded, {})->engine_name, "strided");  // the earlier entry of two that match
   OverrideIndex only_strided = index_of({file("f.json", entry("strided", "[4, 8], \"stride\": [16, 1]"))});
   EXPECT_FALSE(only_strided.lookup(matmul_query(), {}));
   EXPECT_EQ(only_strided.lookup(padded, {})->engine_name, "strided");

@@ -60,13 +60,36 @@ TEST(OverridePolicyFiles, ReloadsAFileOnlyWhenItsSizeOrModificationTimeChanged) 
   ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);  // another modification time
   auto touched = policy.refresh();
   EXPECT_EQ(policy.parse_count(), 3u);
-  EXPECT_EQ(touched->lookup(OverrideQuery{"matmul", {}, {{"A", {4, 8}, {8, 1}}}}, {})->engine_name, "d");
+  EXPECT_EQ(touched->lookup(OverrideQuery{"matmul", {}, {{"A", {4, 8}, {8, 1}}}}, {})->engine_name, "c");  // the first of equals
 
   write(folder / "missing.json", "{ broken");
   LogCapture logs;
   policy.refresh();
   EXPECT_EQ(logs.count_containing("overrides: " + (folder / "missing.json").string() + " is skipped", log::Level::WARN), 1);
   EXPECT_EQ(policy.parse_count(), 4u);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(OverridePolicyFiles, NamesEverySkippedFileWithItsReason) {
+  const std::filesystem::path folder = temporary_folder();
+  const std::filesystem::path good = folder / "good.json", broken = folder / "broken.json", absent = folder / "absent.json";
+  write(good, file_of(matmul_entry("a")));
+  write(broken, "{ broken");
+  OverridePolicy policy;
+  policy.set_paths({broken, absent, good});
+  auto index = policy.refresh();
+  ASSERT_TRUE(index);
+  ASSERT_EQ(index->files().size(), 1u);
+  EXPECT_EQ(index->files()[0].source, good.string());
+  const std::vector<SkippedOverrideFile> skipped = policy.skipped_files();
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0].path, broken);
+  EXPECT_EQ(skipped[0].reason.rfind(broken.string() + ": line 1, column 3: syntax error", 0), 0u) << skipped[0].reason;
+  EXPECT_EQ(skipped[1], (SkippedOverrideFile{absent, "does not exist"}));
+
+  write(broken, file_of(matmul_entry("b")));  // repaired: no longer skipped
+  policy.refresh();
+  EXPECT_EQ(policy.skipped_files(), (std::vector<SkippedOverrideFile>{{absent, "does not exist"}}));
   std::filesystem::remove_all(folder);
 }
 

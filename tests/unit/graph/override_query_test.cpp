@@ -54,6 +54,9 @@ TEST(OverrideQuery, MatmulTensorsAreNamedByPortInFixedOrder) {
   EXPECT_EQ(q.tensors[0].strides, (std::vector<std::int64_t>{8, 1}));
   EXPECT_EQ(q.tensors[1].tensor_id, "B");
   EXPECT_EQ(q.tensors[2].tensor_id, "C");
+  EXPECT_FALSE(q.tensors[0].output);
+  EXPECT_FALSE(q.tensors[1].output);
+  EXPECT_TRUE(q.tensors[2].output);
 }
 
 TEST(OverrideQuery, CriteriaEncodeModesAndPhases) {

@@ -90,8 +90,7 @@ TEST_F(OverrideWriter, ANewFileHoldsOneVersionTwoEntryWithEveryMetadataField) {
   EXPECT_FALSE(e.contains("criteria"));
   EXPECT_FALSE(e.contains("engine_id"));
   EXPECT_EQ(e["tensors"], json::parse(R"([{"tensor_id": "A", "dim": [4, 8], "stride": [8, 1]},
-                                           {"tensor_id": "B", "dim": [8, 2], "stride": [2, 1]},
-                                           {"tensor_id": "C", "dim": [4, 2], "stride": [2, 1]}])"));
+                                           {"tensor_id": "B", "dim": [8, 2], "stride": [2, 1]}])"));
   const json& m = e["autotune_metadata"];
   EXPECT_EQ(m["rank"], 0);
   EXPECT_EQ(m["min_time_ms"], 0.25);
@@ -172,6 +171,45 @@ TEST_F(OverrideWriter, AppendKeepsUnrelatedEntriesAndReplacesTheMatchingOneInPla
   EXPECT_EQ(document()["engine_overrides"][1]["engine_name"], "naive");
 }
 
+TEST_F(OverrideWriter, AConvolutionEntryNamesItsInputsXAndW) {
+  auto tensor = [](std::vector<std::int64_t> dims) {
+    auto t = std::make_shared<TensorAttributes>();
+    t->set_dim(dims).set_stride(TensorAttributes::packed_strides(dims));
+    return t;
+  };
+  Operation conv;
+  conv.kind = OperationKind::CONV_FPROP;
+  conv.inputs = {{"W", tensor({64, 64, 3, 3})}, {"X", tensor({16, 64, 56, 56})}};
+  conv.outputs = {{"Y", tensor({16, 64, 56, 56})}};
+  const OperationGraph conv_graph("conv", {conv}, {}, DataType::FLOAT);
+  Result<OverrideWriteReport> report = write_autotune_override(conv_graph, winner(), OverrideWriteContext{*device, *registry},
+                                                               AutotuneStorageConfig{path, false});
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  const json doc = document();
+  EXPECT_EQ(doc["engine_overrides"][0]["op"], "conv_fprop");
+  EXPECT_EQ(doc["engine_overrides"][0]["tensors"],
+            json::parse(R"([{"tensor_id": "X", "dim": [16, 64, 56, 56], "stride": [200704, 3136, 56, 1]},
+                            {"tensor_id": "W", "dim": [64, 64, 3, 3], "stride": [576, 9, 3, 1]}])"));
+}
+
+TEST_F(OverrideWriter, AnEntryThatAlsoNamesTheOutputOfTheSameGraphIsReplacedNotDuplicated) {
+  write(path, R"({"version": 2, "engine_overrides": [
+      {"op": "matmul", "engine_name": "old", "tensors": [{"tensor_id": "A", "dim": [4, 8], "stride": [8, 1]},
+                                                           {"tensor_id": "B", "dim": [8, 2], "stride": [2, 1]},
+                                                           {"tensor_id": "C", "dim": [4, 2], "stride": [2, 1]}]},
+      {"op": "matmul", "engine_name": "other output", "tensors": [{"tensor_id": "A", "dim": [4, 8], "stride": [8, 1]},
+                                                           {"tensor_id": "B", "dim": [8, 2], "stride": [2, 1]},
+                                                           {"tensor_id": "C", "dim": [4, 2], "stride": [4, 1]}]}]})");
+  Result<OverrideWriteReport> report = store(winner());
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_TRUE(report->replaced);
+  const json doc = document();
+  ASSERT_EQ(doc["engine_overrides"].size(), 2u);
+  EXPECT_EQ(doc["engine_overrides"][0]["engine_name"], "tiled");
+  EXPECT_EQ(doc["engine_overrides"][0]["tensors"].size(), 2u);
+  EXPECT_EQ(doc["engine_overrides"][1]["engine_name"], "other output");
+}
+
 TEST_F(OverrideWriter, AnEntryThatDiffersByACriterionIsKept) {
   write(path, R"({"version": 2, "engine_overrides": [
       {"op": "matmul", "engine_name": "old", "criteria": {"pointwise_mode": 1},
@@ -200,6 +238,7 @@ TEST_F(OverrideWriter, AppendingToAVersionOneOrNonOverrideFileIsRefusedAndWrites
       {R"({"version": 1, "engine_overrides": []})", "its version 1 is not 2"},
       {R"({"version": 2, "settings": {}})", "it has no engine_overrides array"},
       {R"([1, 2])", "it is not a JSON object"},
+      {R"({"version": 2, "engine_overrides": {"op": "matmul"}})", "its engine_overrides is not an array"},
   };
   for (const auto& [text, why] : cases) {
     write(path, text);
@@ -210,7 +249,7 @@ TEST_F(OverrideWriter, AppendingToAVersionOneOrNonOverrideFileIsRefusedAndWrites
     EXPECT_NE(report.error().message().find(why), std::string::npos) << report.error().message();
     EXPECT_NE(report.error().message().find("nothing was written"), std::string::npos);
     EXPECT_EQ(read(path), text);
-    EXPECT_EQ(logs.count_containing("autotune: refusing to append", log::Level::ERROR), 1);
+    EXPECT_EQ(logs.count_containing("refusing to append"), 0) << "returned, not logged: the caller decides";
   }
 }
 
@@ -231,20 +270,48 @@ TEST_F(OverrideWriter, ACorruptFileIsMovedAsideTwiceInOneSecondWithoutOverwritin
   EXPECT_EQ(read(folder / "overrides.json.corrupt-1776767400.1"), "{ second broken");
 }
 
-TEST_F(OverrideWriter, MalformedEntriesAreDroppedAfterTheWholeFileIsMovedAside) {
+TEST_F(OverrideWriter, AMalformedEntryOfAValidFileIsKeptWhereItWasReportedAndNeverMatched) {
+  // The second entry has this graph's key but no engine: malformed, so the
+  // writer must neither replace it nor drop it.
   const std::string text = R"({"version": 2, "engine_overrides": [
-      {"op": "conv_fprop", "engine_name": "keep", "tensors": []}, {"op": "matmul", "tensors": "bad"}]})";
+      {"op": "conv_fprop", "engine_name": "keep", "tensors": []},
+      {"op": "matmul", "tensors": [{"tensor_id": "A", "dim": [4, 8], "stride": [8, 1]},
+                                   {"tensor_id": "B", "dim": [8, 2], "stride": [2, 1]}], "note": "mine"},
+      {"op": "matmul", "engine_name": "x", "tensors": "bad"}]})";
   write(path, text);
+  LogCapture logs;
   Result<OverrideWriteReport> report = store(winner());
-  ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->dropped, 1u);
-  ASSERT_TRUE(report->moved_aside);
-  EXPECT_EQ(read(*report->moved_aside), text);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_FALSE(report->moved_aside);
+  EXPECT_FALSE(report->replaced);
+  EXPECT_EQ(report->entries, 4u);
+  ASSERT_EQ(report->malformed.size(), 2u);
+  EXPECT_EQ(report->malformed[0].index, 1u);
+  EXPECT_EQ(report->malformed[0].reason, "engine_name: missing (give engine_name or engine_id)");
+  EXPECT_EQ(report->malformed[1].index, 2u);
+  EXPECT_EQ(report->malformed[1].reason, "tensors: expected an array");
+  EXPECT_EQ(logs.count_containing("autotune: " + path.string() + ": entry 1: engine_name: missing", log::Level::WARN), 1);
+  EXPECT_EQ(logs.count_containing("autotune: " + path.string() + ": entry 2: tensors: expected an array", log::Level::WARN), 1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(folder), {}), 2);  // no corrupt copy
+
+  const json before = json::parse(text)["engine_overrides"];
   const json doc = document();
   const json& entries = doc["engine_overrides"];
-  ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[0]["engine_name"], "keep");
-  EXPECT_EQ(entries[1]["engine_name"], "tiled");
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0], before[0]);
+  EXPECT_EQ(entries[1], before[1]);
+  EXPECT_EQ(entries[2], before[2]);
+  EXPECT_EQ(entries[3]["engine_name"], "tiled");
+
+  // Writing again still keeps them, and a reader skips them.
+  ASSERT_TRUE(store(winner("naive", 1)).ok());
+  Result<OverrideFile> back = read_override_file(path);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->rejected.size(), 2u);
+  EXPECT_EQ(back->rejected[0].index, 1u);
+  ASSERT_EQ(back->entries.size(), 2u);
+  EXPECT_EQ(back->entries[1].engine_name, "naive");
+  EXPECT_EQ(back->entries[1].index, 3u);
 }
 
 TEST_F(OverrideWriter, ACorruptFileThatCannotBeMovedIsOverwrittenWithAWarning) {
@@ -265,10 +332,12 @@ TEST_F(OverrideWriter, ACorruptFileThatCannotBeMovedIsOverwrittenWithAWarning) {
 TEST_F(OverrideWriter, AnUnwritableFolderIsAnIoErrorNamingThePath) {
   write(folder / "plain", "a regular file");
   path = folder / "plain" / "overrides.json";
+  LogCapture logs;
   Result<OverrideWriteReport> report = store(winner());
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().code(), ErrorCode::IO_ERROR);
   EXPECT_NE(report.error().message().find((folder / "plain").string()), std::string::npos) << report.error().message();
+  EXPECT_EQ(logs.count_containing((folder / "plain").string(), log::Level::ERROR), 0) << "returned, not logged";
 }
 
 TEST_F(OverrideWriter, MissingFoldersAreCreated) {
@@ -323,7 +392,7 @@ TEST(OverrideTimestamp, IsIso8601Utc) {
   EXPECT_EQ(iso8601_utc(1776767400), "2026-04-21T10:30:00Z");
 }
 
-TEST(OverrideMerge, EarlierInputsWinAndUnknownFieldsSurvive) {
+TEST(OverrideMerge, EarlierInputsThenEarlierEntriesWinAndUnknownFieldsSurvive) {
   const std::filesystem::path folder = temporary_folder();
   write(folder / "a.json", R"({"version": 2, "engine_overrides": [
       {"op": "matmul", "engine_name": "a1", "tensors": [{"tensor_id": "A", "dim": [1]}], "note": "x"},
@@ -335,7 +404,8 @@ TEST(OverrideMerge, EarlierInputsWinAndUnknownFieldsSurvive) {
   ASSERT_TRUE(merged.ok()) << merged.error().message();
   EXPECT_EQ(*merged, 2u);
   const json out = json::parse(read(folder / "out.json"));
-  EXPECT_EQ(out["engine_overrides"][0]["engine_name"], "a2");
+  EXPECT_EQ(out["engine_overrides"][0]["engine_name"], "a1");
+  EXPECT_EQ(out["engine_overrides"][0]["note"], "x");
   EXPECT_EQ(out["engine_overrides"][1]["engine_name"], "b2");
   EXPECT_EQ(out["engine_overrides"][1]["note"], "y");
   write(folder / "v1.json", R"({"engine_overrides": []})");

@@ -225,6 +225,19 @@ TEST(WriteFileAtomically, RunsTheHookWithTheTargetStillOldAndTheTemporaryFileCom
   EXPECT_EQ(*read_file(target), "new");
 }
 
+TEST(IsTemporaryFileOf, RecognisesExactlyTheNamesTheWriterCreatesForThatTarget) {
+  const fs::path target = "/data/cache.toml";
+  EXPECT_TRUE(is_temporary_file_of(target, ".cache.toml.tmp-a1b2c3"));
+  EXPECT_FALSE(is_temporary_file_of(target, ".cache.toml.tmp-a1b2c"));
+  EXPECT_FALSE(is_temporary_file_of(target, ".cache.toml.tmp-a1b2c3d"));
+  EXPECT_FALSE(is_temporary_file_of(target, ".cache.toml.tmp-A1B2C3"));
+  EXPECT_FALSE(is_temporary_file_of(target, ".cache.tom.tmp-a1b2c3"));
+  EXPECT_FALSE(is_temporary_file_of(target, "cache.toml.tmp-a1b2c3"));
+  EXPECT_FALSE(is_temporary_file_of(target, "cache.toml"));
+  const std::string long_name(230, 'n');
+  EXPECT_TRUE(is_temporary_file_of(fs::path("/data") / long_name, "." + long_name.substr(0, 200) + ".tmp-zzzzzz"));
+}
+
 TEST(WriteFileAtomically, RejectsAPathWithoutAFileName) {
   ScratchDir dir;
   Error error = write_file_atomically(dir.path() / "", "x");

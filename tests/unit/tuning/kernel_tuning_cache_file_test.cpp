@@ -25,6 +25,26 @@ std::string one_entry_text(std::map<std::string, TuningValue> values) {
   return format_kernel_tuning_cache({KernelTuningCacheEntry::from_profile(profile)});
 }
 
+TEST(KernelTuningCacheFile, AnUnwritableEntryIsAnInvalidValueErrorNamingTheField) {
+  const KernelTuningCacheEntry good = KernelTuningCacheEntry::from_profile(calibrated(DataType::FLOAT, milan()));
+  EXPECT_TRUE(check_writable(good).is_good());
+  KernelTuningCacheEntry e = good;
+  e.execution.effective_threads = 0;
+  EXPECT_EQ(check_writable(e), Error(ErrorCode::INVALID_VALUE, "execution.effective_threads: must be at least 1, not 0"));
+  e = good;
+  e.execution.requested_threads = 0;
+  EXPECT_EQ(check_writable(e), Error(ErrorCode::INVALID_VALUE, "execution.requested_threads: must be at least 1, not 0"));
+  e = good;
+  e.parameters.key.kernel.clear();
+  EXPECT_EQ(check_writable(e), Error(ErrorCode::INVALID_VALUE, "kernel: must not be empty"));
+  e = good;
+  e.report_digest = "ab\xc3";
+  EXPECT_EQ(check_writable(e), Error(ErrorCode::INVALID_VALUE, "report_digest: not valid UTF-8"));
+  e = good;
+  e.parameters.values["algorithm.kind"] = std::string("\xff");
+  EXPECT_EQ(check_writable(e), Error(ErrorCode::INVALID_VALUE, "parameters.algorithm.kind: not valid UTF-8"));
+}
+
 TEST(KernelTuningCacheFile, FloatsAreWrittenAsFloatsThatReadBackExactly) {
   const std::vector<std::pair<double, std::string>> cases = {
       {2.0, "2.0"},     {0.5, "0.5"},   {0.1, "0.1"},          {-3.0, "-3.0"}, {1e300, "1e+300"},

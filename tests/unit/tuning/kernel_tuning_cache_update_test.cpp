@@ -253,7 +253,9 @@ TEST_F(CacheTest, LockHeldByAnotherWriterTimesTheUpdateOut) {
   options.lock_timeout = std::chrono::milliseconds(50);
   auto report = update({calibrated(DataType::FLOAT, milan())});
   EXPECT_EQ(report.status, UpdateStatus::FAILED);
-  EXPECT_THAT(report.error.message(), HasSubstr("timed out"));
+  EXPECT_EQ(report.error.code(), ErrorCode::BAD_STATE);
+  EXPECT_EQ(report.error.message(), "cannot update " + path.string() + ": timed out after 50 ms waiting for lock " +
+                                        path.string() + ".lock");
   EXPECT_FALSE(fs::exists(path));
 }
 

@@ -1,6 +1,6 @@
 // The selection lookup over loaded override files. An exact entry (no -1 in
 // dims or strides) beats a wildcard entry whatever their order; among
-// equals the earlier file wins, then the later entry of that file. Exact
+// equals the earlier file wins, then the earlier entry of that file. Exact
 // entries are found by a hash of a canonical key (operation, criteria,
 // tensors), so a lookup does not scan the files; wildcard entries of the
 // operation are scanned in precedence order. An entry whose validators or

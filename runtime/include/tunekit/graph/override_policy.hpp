@@ -22,6 +22,14 @@ inline constexpr const char* kOverridePathVariable = "TUNEKIT_HEUR_CONFIG_PATH";
 // Splits "a.json:b.json" into paths, dropping empty parts.
 std::vector<std::filesystem::path> split_override_path_list(std::string_view list);
 
+// A listed file the policy's index leaves out, and why: "does not exist", or
+// the reader's error naming the file and position.
+struct SkippedOverrideFile {
+  std::filesystem::path path;
+  std::string reason;
+  friend bool operator==(const SkippedOverrideFile&, const SkippedOverrideFile&) = default;
+};
+
 class OverridePolicy {
  public:
   OverridePolicy();
@@ -33,6 +41,8 @@ class OverridePolicy {
   // Brings the index up to date and returns it; null when no file loaded.
   // Thread-safe; the returned index is immutable.
   std::shared_ptr<const OverrideIndex> refresh();
+  // The listed files that the last refresh left out, in list order.
+  std::vector<SkippedOverrideFile> skipped_files() const;
   // Files parsed since construction (a reload counts again).
   std::size_t parse_count() const;
 

@@ -27,6 +27,10 @@ struct OverrideQueryTensor {
   std::string tensor_id;
   std::vector<std::int64_t> dims;
   std::vector<std::int64_t> strides;
+  // An output of the operation. The writer keys entries by the inputs only
+  // (A and B for matmul, X and W for conv_fprop); a lookup accepts entries
+  // that also name outputs.
+  bool output = false;
 };
 
 struct OverrideQuery {

@@ -44,6 +44,12 @@ struct AtomicWriteOptions {
 Error write_file_atomically(const std::filesystem::path& target, std::string_view contents,
                             const AtomicWriteOptions& options = {});
 
+// Whether `file_name` (a name in the target's folder, without the folder) is
+// one of the hidden temporary files write_file_atomically creates for
+// `target`: `.<name>.tmp-` and six characters of [a-z0-9], where <name> is
+// the target's file name cut to 200 bytes.
+bool is_temporary_file_of(const std::filesystem::path& target, std::string_view file_name);
+
 // The whole file as bytes. IO_ERROR naming the path when it cannot be opened
 // or read, including when it does not exist.
 Result<std::string> read_file(const std::filesystem::path& path);

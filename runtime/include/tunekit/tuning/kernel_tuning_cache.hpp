@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tunekit/core/result.hpp"
+#include "tunekit/store/locked_update.hpp"
 #include "tunekit/tuning/kernel_calibration_selection.hpp"
 #include "tunekit/tuning/kernel_tuning_cache_file.hpp"
 #include "tunekit/tuning/kernel_tuning_registry.hpp"
@@ -49,8 +50,8 @@ struct KernelTuningCacheOptions {
   // merges and prunes files this way; libraries keep the default.
   bool allow_unregistered_keys = false;
   // How long to wait for the inter-process lock (update: exclusive, load:
-  // shared).
-  std::chrono::milliseconds lock_timeout{10000};
+  // shared); the same default as every tunekit file writer.
+  std::chrono::milliseconds lock_timeout = store::kWriterLockTimeout;
   // The registry whose schemas validate entries and into which load
   // publishes; null: KernelTuningRegistry::global().
   KernelTuningRegistry* registry = nullptr;
@@ -110,17 +111,19 @@ struct KernelTuningCacheUpdateReport {
 // with text that cannot be written is rejected, and a single rejection
 // rejects the whole update (REJECTED, nothing written), as publication in
 // the registry is all or nothing. Two profiles with one complete key: the
-// later wins. Then, unless read_only: creates the folder, takes the
-// exclusive lock, re-reads the file, merges, and replaces the file
-// atomically. A stored file that does not fully parse (TOML error, a
+// later wins. Then, unless read_only, store::update_file_locked: creates the
+// folder, takes the exclusive lock (removing temporary files left by killed
+// writers), re-reads the file, merges, and replaces the file atomically. A
+// lock held past options.lock_timeout is FAILED with a BAD_STATE error
+// naming the file. A stored file that does not fully parse (TOML error, a
 // malformed entry, a duplicated complete key) is first moved aside with
 // store::move_aside_corrupt, and its well-formed entries (recovered piece by
 // piece when the TOML is broken) are written back with the new ones. A file
 // of a newer schema version is never touched (FAILED, NOT_SUPPORTED).
 //
 // A crash at any point leaves the previous file or the new one in place
-// (plus possibly a hidden temporary file or a moved-aside copy), never a
-// mixture.
+// (plus possibly a moved-aside copy, or a hidden temporary file that the
+// next update removes), never a mixture.
 KernelTuningCacheUpdateReport UpdateKernelTuningCache(std::span<const CalibratedKernelProfile> profiles,
                                                       const KernelTuningCacheOptions& options = {});
 

@@ -100,9 +100,10 @@ Result<ParsedKernelTuningCache> salvage_kernel_tuning_cache(std::string_view tex
 // Callers pass at most one entry per complete key and only valid UTF-8 text.
 std::string format_kernel_tuning_cache(std::vector<KernelTuningCacheEntry> entries);
 
-// Empty when every text field of the entry (names, versions, digest, key
-// fields, string values) is valid UTF-8 and every value is representable;
-// otherwise the offending field.
-std::string find_unwritable_field(const KernelTuningCacheEntry& entry);
+// OK when the key fields are not empty, the thread counts are at least 1 and
+// every text field (names, versions, digest, key fields, string values) is
+// valid UTF-8; otherwise INVALID_VALUE naming the first offending field
+// ("execution.effective_threads: must be at least 1, not 0").
+Error check_writable(const KernelTuningCacheEntry& entry);
 
 }  // namespace tunekit::tuning
