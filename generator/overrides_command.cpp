@@ -8,7 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "knob_json.hpp"
+#include "tunekit/internal/knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/override_index.hpp"
 #include "tunekit/graph/override_policy.hpp"
@@ -42,7 +42,7 @@ json entry_json(const graph::OverrideEntry& e) {
     tensors.push_back(std::move(tj));
   }
   json out{{"index", e.index}, {"op", e.op}, {"criteria", e.criteria}, {"tensors", std::move(tensors)},
-           {"knobs", knobs_json(e.knobs)}, {"wildcard", e.is_wildcard()}};
+           {"knobs", internal::knob_settings_to_json(e.knobs)}, {"wildcard", e.is_wildcard()}};
   out["engine_name"] = e.engine_name ? json(*e.engine_name) : json(nullptr);
   out["engine_id"] = e.engine_id ? json(*e.engine_id) : json(nullptr);
   if (e.metadata && e.metadata->min_time_ms) out["min_time_ms"] = *e.metadata->min_time_ms;
@@ -218,7 +218,7 @@ int run_lookup(const OverridesOptions& o) {
     }
     if (o.json) {
       json out{{"matched", true},  {"engine_name", m.engine_name}, {"engine_id", engine_id},
-               {"knobs", knobs_json(m.entry->knobs)}, {"file", m.file}, {"entry_index", m.entry->index},
+               {"knobs", internal::knob_settings_to_json(m.entry->knobs)}, {"file", m.file}, {"entry_index", m.entry->index},
                {"exact", m.exact}, {"skipped", skipped_json}};
       std::cout << out.dump(2) << '\n';
     } else {

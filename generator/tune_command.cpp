@@ -10,7 +10,7 @@
 #include <optional>
 #include <random>
 
-#include "knob_json.hpp"
+#include "tunekit/internal/knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_file.hpp"
@@ -65,7 +65,7 @@ nlohmann::json problem_json(const Problem& p) {
   for (const auto& r : p.results) {
     candidates.push_back({{"engine_id", r.engine_id},
                           {"engine_name", r.engine_name},
-                          {"knobs", knobs_json(r.knob_settings)},
+                          {"knobs", internal::knob_settings_to_json(r.knob_settings)},
                           {"min_time_ms", r.min_time_ms},
                           {"avg_time_ms", r.avg_time_ms},
                           {"stddev_ms", r.stddev_ms},

@@ -224,25 +224,6 @@ Result<OverrideEntry> parse_override_entry(const json& value, std::size_t index,
   return entry;
 }
 
-json knob_to_json(const KnobSetting& knob) {
-  json j;
-  j["knob_id"] = knob.knob_id;
-  if (auto i = knob.value.as_int()) {
-    j["type"] = "int";
-    j["value"] = *i;
-  } else if (auto d = knob.value.as_double()) {
-    j["type"] = "double";
-    j["value"] = *d;
-  } else if (auto s = knob.value.as_string()) {
-    j["type"] = "string";
-    j["value"] = *s;
-  } else {
-    j["type"] = "int";
-    j["value"] = knob.value.as_bool().value_or(false) ? 1 : 0;
-  }
-  return j;
-}
-
 std::string writer_match_key(const OverrideEntry& entry) {
   std::vector<std::string> tensors;
   for (const OverrideTensor& t : entry.tensors) {

@@ -1,6 +1,6 @@
 // Internal: the JSON form of override entries, shared by the reader, the
-// writer and the merge: entry parsing with a reason per problem, knob
-// values with their type field, and the writer's match key.
+// writer and the merge: entry parsing with a reason per problem and the
+// writer's match key (knob settings: tunekit/internal/knob_json.hpp).
 #pragma once
 
 #include <cstddef>
@@ -16,9 +16,6 @@ namespace tunekit::graph::detail {
 
 // The entry at index, or the reason it is malformed ("tensors[1].dim: ...").
 Result<OverrideEntry> parse_override_entry(const nlohmann::json& entry, std::size_t index, bool positional);
-
-// {"knob_id", "type", "value"} with type "int", "double" or "string".
-nlohmann::json knob_to_json(const KnobSetting& knob);
 
 // (op, criteria, tensors by id in any order) as text: equal keys are the
 // same match key for the writer's replace-on-match.

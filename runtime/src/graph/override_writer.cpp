@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "override_json.hpp"
+#include "tunekit/internal/knob_json.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 #include "tunekit/graph/override_query.hpp"
@@ -59,7 +60,7 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
   metadata["timestamp"] = iso8601_utc(now);
   if (!winner.knob_settings.empty()) {
     json knobs = json::array();
-    for (const KnobSetting& knob : canonical_knob_settings(winner.knob_settings)) knobs.push_back(detail::knob_to_json(knob));
+    for (const KnobSetting& knob : canonical_knob_settings(winner.knob_settings)) knobs.push_back(internal::knob_setting_to_json(knob));
     metadata["knobs"] = std::move(knobs);
   }
   entry["autotune_metadata"] = std::move(metadata);
