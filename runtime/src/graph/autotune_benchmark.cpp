@@ -1,6 +1,6 @@
-// Timing one plan for autotune: warm-up, device sync, then run_timed_loop
-// over a BatchedSampler whose clock is the handle stream's timer, so
-// executions below the timer's resolution are timed in batches.
+// Timing one plan for autotune: timed warm-up, device sync, then
+// run_timed_loop over a BatchedSampler whose clock is the handle stream's
+// timer, so executions below the timer's resolution are timed in batches.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,15 +28,7 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
     return execute_plan(plan, request.variant_pack, request.workspace, plan.workspace_size, stream);
   };
 
-  if (Error warm = measure::run_warmup(request.config.warmup_iterations, run); warm.is_bad()) {
-    outcome.failure = "failed warmup: " + warm.message();
-    return outcome;
-  }
-  // The device is idle before this plan's timed runs start.
-  if (Error synced = device.synchronize(); synced.is_bad()) {
-    outcome.failure = "failed benchmark: device synchronize: " + synced.message();
-    return outcome;
-  }
+  // The timer exists before the warm-up, whose executions are timed too.
   Result<std::unique_ptr<platform::Timer>> created = device.create_timer(stream);
   if (!created.ok()) {
     outcome.failure = "failed benchmark: cannot create a timer: " + created.error().message();
@@ -53,12 +45,23 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
     Result<double> elapsed = timer->elapsed_ms();
     return elapsed.ok() ? *elapsed / 1e3 : kNaN;
   };
+  const std::string name = plan.name();
   measure::BatchedSamplerOptions options;
   const double resolution = timer->resolution_ms() / 1e3;
   options.clock_resolution_s = resolution > 0.0 && std::isfinite(resolution) ? resolution : kFallbackResolutionSeconds;
+  options.log_prefix = fmt::format("autotune: '{}':", name);
   measure::BatchedSampler sampler(clock, run, {}, options);
 
-  const std::string name = plan.name();
+  if (Error warm = sampler.warm_up(request.config.warmup_iterations); warm.is_bad()) {
+    outcome.failure = "failed warmup: " + warm.message();
+    return outcome;
+  }
+  // The device is idle before this plan's timed runs start.
+  if (Error synced = device.synchronize(); synced.is_bad()) {
+    outcome.failure = "failed benchmark: device synchronize: " + synced.message();
+    return outcome;
+  }
+
   auto progress = [&](const measure::IterationProgress& p) {
     if (std::isnan(p.window_cov)) {
       log::debug("autotune: '{}' iteration {}: {:.6f} ms", name, p.iteration, p.sample_ms);
@@ -69,6 +72,7 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
   };
   outcome.measured = measure::run_timed_loop(to_measure_config(request.config), sampler.time_once(), progress);
   outcome.batch_size = sampler.batch_size();
+  if (sampler.calibration()) outcome.calibration_executions = sampler.calibration()->extra_executions;
   if (outcome.measured.failed) outcome.failure = "failed benchmark: " + outcome.measured.message;
   return outcome;
 }

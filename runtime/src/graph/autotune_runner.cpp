@@ -26,6 +26,7 @@ AutotuneResult identity(const ExecutionPlan& plan, const AutotuneConfig& config)
   result.engine_name = plan.engine_name;
   result.knob_settings = plan.knob_settings;
   result.estimated_workspace_size = plan.estimated_workspace;
+  result.compiled = plan.compiled();
   result.workspace_size = plan.compiled() ? plan.workspace_size : -1;
   result.mode_used = config.mode;
   result.strategy_used = config.strategy;
@@ -102,7 +103,6 @@ void prime_all(std::vector<Candidate>& candidates, const Graph::Impl& g, const A
       for (auto& other : candidates) {
         if (!other.settled) settle(other, "not run: autotune stopped after a priming failure");
       }
-      log::error("{}", abort_message);
       break;
     }
     log::warn("autotune: '{}': {}; benchmarking it unprimed", c.plan->name(), outcome.detail);
@@ -123,6 +123,7 @@ void compile_all(std::vector<Candidate>& candidates, const Graph::Impl& g) {
     }
     ++compiled;
     c.plan_index = next_index++;
+    c.result.compiled = true;
     c.result.workspace_size = c.plan->workspace_size;
   }
   log::info("autotune: compilation: {} compiled, {} failed", compiled, failed);
@@ -138,6 +139,8 @@ void check_workspaces(std::vector<Candidate>& candidates, const Graph::Impl& g, 
     if (spec_path) {
       if (auto reason = g.deselection.workspace_reason(workspace)) {
         settle(c, *reason);
+        c.exclusion = Exclusion::WORKSPACE_DESELECTED;
+        log::info("autotune: '{}' not benchmarked: {}", c.plan->name(), *reason);
         continue;
       }
     }
@@ -163,6 +166,8 @@ void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& re
     c.result.compiled_plan_index = c.plan_index;
     c.result.iterations_run = m.iterations_run;
     c.result.converged = m.converged;
+    c.result.batch_size = outcome.batch_size;
+    c.result.calibration_executions = outcome.calibration_executions;
     c.result.min_time_ms = m.min_ms;
     c.result.avg_time_ms = m.avg_ms;
     c.result.stddev_ms = m.stddev_ms;
@@ -173,10 +178,37 @@ void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& re
       continue;
     }
     c.result.succeeded = true;
+    if (outcome.batch_size > 1) {
+      log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "
+                "executions to choose the batch)",
+                c.plan->name(), outcome.batch_size, outcome.calibration_executions);
+    }
     log::info("autotune: '{}': min {:.6f} ms, avg {:.6f} ms, stddev {:.6f} ms, {} iterations, {} (batch of {})",
               c.plan->name(), m.min_ms, m.avg_ms, m.stddev_ms, m.iterations_run,
               m.converged ? "converged" : "not converged", outcome.batch_size);
   }
+}
+
+// The INVALID_VALUE summary when the user's criteria excluded every
+// candidate; nullopt when one remains or another disposition applied. It
+// names only the categories that are not zero.
+std::optional<std::string> everything_excluded(const std::vector<Candidate>& candidates) {
+  std::size_t deselected = 0, filtered = 0, workspace = 0;
+  for (const auto& c : candidates) {
+    switch (c.exclusion) {
+      case Exclusion::NONE: return std::nullopt;
+      case Exclusion::DESELECTED: ++deselected; break;
+      case Exclusion::FILTERED: ++filtered; break;
+      case Exclusion::WORKSPACE_DESELECTED: ++workspace; break;
+    }
+  }
+  std::vector<std::string> parts;
+  if (deselected > 0) parts.push_back(fmt::format("{} barred by deselect_*", deselected));
+  if (filtered > 0) parts.push_back(fmt::format("{} excluded by engineIdFilter", filtered));
+  if (workspace > 0) {
+    parts.push_back(fmt::format("{} barred by deselect_workspace_greater_than after compilation", workspace));
+  }
+  return fmt::format("autotune: no candidates remain after filtering ({})", fmt::join(parts, ", "));
 }
 
 }  // namespace
@@ -192,33 +224,25 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
             request.workspace_limit ? fmt::format("{} bytes", *request.workspace_limit) : std::string("none"));
 
   // Exclusions decided before anything runs.
-  std::size_t barred = 0, filtered = 0, not_built = 0;
   for (auto& c : candidates) {
     const ExecutionPlan& plan = *c.plan;
     std::optional<std::string> barred_reason =
         spec_path ? g.deselection.engine_reason(plan.engine_id, plan.engine_name)
                   : (plan.barred.empty() ? std::nullopt : std::optional<std::string>(plan.barred));
     if (barred_reason) {
-      ++barred;
       settle(c, *barred_reason);
+      c.exclusion = Exclusion::DESELECTED;
     } else if (filtered_out(config, plan.engine_id)) {
-      ++filtered;
       settle(c, fmt::format("excluded by engineIdFilter: engine id {} is not in the filter", plan.engine_id));
+      c.exclusion = Exclusion::FILTERED;
     } else if (!spec_path && !plan.compiled()) {
-      ++not_built;
       settle(c, plan.failure.empty() ? std::string("not built: build_plans() did not compile this plan") : plan.failure);
     }
     if (c.settled) log::info("autotune: '{}' not benchmarked: {}", plan.name(), c.result.error_message);
   }
-  if (barred + filtered == candidates.size()) {
-    std::vector<std::string> parts;
-    if (barred > 0) parts.push_back(fmt::format("{} barred by deselect_*", barred));
-    if (filtered > 0) parts.push_back(fmt::format("{} excluded by engineIdFilter", filtered));
+  if (auto summary = everything_excluded(candidates)) {
     publish(candidates, config, results, ranked);
-    const std::string message =
-        fmt::format("autotune: no candidates remain after filtering ({})", fmt::join(parts, ", "));
-    log::error("{}", message);
-    return {ErrorCode::INVALID_VALUE, message};
+    return {ErrorCode::INVALID_VALUE, *summary};
   }
 
   if (spec_path && config.mode == TuneMode::EXHAUSTIVE) {
@@ -231,16 +255,21 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
   }
   if (spec_path) compile_all(candidates, g);
   check_workspaces(candidates, g, request, spec_path);
+  // The workspace threshold is known only once plans are compiled, so it can
+  // leave nothing to benchmark at this point too.
+  if (auto summary = everything_excluded(candidates)) {
+    publish(candidates, config, results, ranked);
+    return {ErrorCode::INVALID_VALUE, *summary};
+  }
   benchmark_all(candidates, request);
 
   publish(candidates, config, results, ranked);
   const auto succeeded = std::count_if(ranked.begin(), ranked.end(), [](const auto& r) { return r.succeeded; });
   log::info("autotune: ranking: {} succeeded, {} failed", succeeded, ranked.size() - static_cast<std::size_t>(succeeded));
   if (succeeded == 0) {
-    const std::string message = fmt::format("autotune: every candidate failed ({} candidates; first: {})",
-                                            ranked.size(), ranked.empty() ? "" : ranked.front().error_message);
-    log::error("{}", message);
-    return {ErrorCode::EXECUTION_FAILED, message};
+    return {ErrorCode::EXECUTION_FAILED, fmt::format("autotune: every candidate failed ({} candidates; first: {})",
+                                                     ranked.size(),
+                                                     ranked.empty() ? "" : ranked.front().error_message)};
   }
 
   const AutotuneResult& winner = ranked.front();
@@ -256,7 +285,6 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
   }
   log::info("autotune: winner '{}' (engine id {}, {}) at {:.6f} ms", winner.engine_name, winner.engine_id,
             describe_knob_settings(winner.knob_settings), winner.min_time_ms);
-  (void)not_built;
   return Error::ok();
 }
 

@@ -24,20 +24,33 @@ struct AutotuneRequest {
   const AutotuneConfig& config;
 };
 
+// Why the user's own criteria left a candidate out: such exclusions are not
+// failures, and when they leave nothing to benchmark autotune() says so.
+enum class Exclusion {
+  NONE,
+  DESELECTED,           // deselect_engines(), or deselect_*() in build_plans() (compiled-plan path)
+  FILTERED,             // config.engine_id_filter
+  WORKSPACE_DESELECTED, // deselect_workspace_greater_than(), after compilation (plan-spec path)
+};
+
 struct Candidate {
   AutotuneResult result;
   ExecutionPlan* plan = nullptr;         // the plan timed (owned below on the plan-spec path)
   std::unique_ptr<ExecutionPlan> owned;  // plan-spec path
   int plan_index = -1;                   // compiled index once compiled
   bool settled = false;                  // disposition final: not benchmarked
+  Exclusion exclusion = Exclusion::NONE;
 };
 
-// Times one compiled plan: warm-up, device synchronization, then the timed
-// loop of the configured strategy over batched samples from the stream's timer.
+// Times one compiled plan: timed warm-up, device synchronization, then the
+// timed loop of the configured strategy over batched samples from the
+// stream's timer. The warm-up times choose the batch size when single
+// executions are long enough, so no execution is added for it.
 struct BenchmarkOutcome {
   std::string failure;  // empty on success; starts "failed warmup" or "failed benchmark"
   measure::MeasureOutcome measured;
-  std::int64_t batch_size = 0;
+  std::int64_t batch_size = 0;              // 0 when the batch size was never chosen
+  std::int64_t calibration_executions = 0;  // run only to choose the batch size
 };
 BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request);
 

@@ -13,8 +13,10 @@
 namespace tunekit::graph {
 namespace {
 
+// The error goes back to the caller, who decides whether to log it; the
+// debug line only traces the run (every message starts with "autotune:").
 Error fail(ErrorCode code, const std::string& message) {
-  log::error("{}", message);
+  log::debug("{}", message);
   return {code, message};
 }
 
@@ -79,7 +81,7 @@ Error run_checked(Graph::Impl& g, Handle* handle, const VariantPack& variant_pac
   } catch (const std::exception& error) {
     return fail(ErrorCode::INTERNAL, fmt::format("autotune: unexpected exception: {}", error.what()));
   }
-  if (outcome.is_bad()) return outcome;
+  if (outcome.is_bad()) return fail(outcome.code(), outcome.message());
   if (!storage.file_path.empty()) {
     // The winner is selected whatever happens to the file.
     const OverrideWriteContext context{handle->device(), handle->registry()};

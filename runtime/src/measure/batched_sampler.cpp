@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "tunekit/core/log.hpp"
 
@@ -43,12 +44,36 @@ double estimate_clock_resolution(const std::function<double()>& clock, int probe
   return smallest;
 }
 
+// The search for the batch size, kept between calls so that the first timed
+// sample can confirm a size that the warm-up suggested.
+struct Search {
+  BatchCalibration result;     // result.batch_size is the size being tried
+  std::optional<double> last;  // seconds of the last round at that size
+  bool reached_once = false;   // that round reached the target; one more must confirm it
+  bool done = false;
+};
+
+// Records one round at the size being tried.
+void observe(Search& search, double seconds, double target) {
+  ++search.result.rounds;
+  search.result.batch_seconds = seconds;
+  search.last = seconds;
+  if (seconds >= target) {
+    if (search.reached_once) search.done = true;
+    search.reached_once = true;
+  } else {
+    search.reached_once = false;
+  }
+}
+
 struct BatchedSampler::State {
   Clock clock;
   Action action;
   Synchronize synchronize;
   BatchedSamplerOptions options;
   std::optional<BatchCalibration> calibration;
+  std::vector<double> warmup_seconds;  // times of the last warm-up, used by the next calibration
+  std::optional<Search> awaiting_sample;  // size 1 reached the target once; the first sample confirms it
 
   Error check_arguments() const {
     if (!clock) return {ErrorCode::INVALID_VALUE, "batched sampler: no clock was given"};
@@ -70,15 +95,10 @@ struct BatchedSampler::State {
     return Error::ok();
   }
 
-  // Seconds taken by `batch` executions, synchronisation included.
-  Result<double> time_batch(std::int64_t batch) {
-    const double start = clock();
-    for (std::int64_t i = 0; i < batch; ++i) {
-      Error error = action();
-      if (error.is_bad()) {
-        return Error(error.code(), fmt::format("execution {} of a batch of {}: {}", i, batch, error.message()));
-      }
-    }
+  double target() const { return options.resolution_multiple * options.clock_resolution_s; }
+
+  // Synchronises, then seconds since start.
+  Result<double> elapsed_since(double start, std::int64_t batch) {
     if (synchronize) {
       Error error = synchronize();
       if (error.is_bad()) {
@@ -95,40 +115,136 @@ struct BatchedSampler::State {
     return elapsed;
   }
 
-  Error calibrate() {
-    calibration.reset();
-    TUNEKIT_RETURN_IF_ERROR(check_arguments());
-    const double target = options.resolution_multiple * options.clock_resolution_s;
-    BatchCalibration result;
-    while (true) {
-      Result<double> elapsed = time_batch(result.batch_size);
-      if (!elapsed.ok()) return elapsed.error();
-      ++result.rounds;
-      result.batch_seconds = *elapsed;
-      if (*elapsed >= target) {
-        // One long batch can be a cold cache or an interrupt: the size is
-        // accepted only when a second batch of it also reaches the target.
-        Result<double> confirm = time_batch(result.batch_size);
-        if (!confirm.ok()) return confirm.error();
-        ++result.rounds;
-        result.batch_seconds = *confirm;
-        if (*confirm >= target) break;
-        elapsed = confirm;
+  // Seconds taken by `batch` executions, synchronisation included.
+  Result<double> time_batch(std::int64_t batch) {
+    const double start = clock();
+    for (std::int64_t i = 0; i < batch; ++i) {
+      Error error = action();
+      if (error.is_bad()) {
+        return Error(error.code(), fmt::format("execution {} of a batch of {}: {}", i, batch, error.message()));
       }
-      if (result.batch_size >= options.max_batch_size) {
-        result.reached_cap = true;
-        break;
-      }
-      result.batch_size = next_batch_size(result.batch_size, *elapsed, target, options.max_batch_size);
     }
-    log::debug("measure: batch size {} ({} s per batch, target {} s, {} rounds{})", result.batch_size,
-               result.batch_seconds, target, result.rounds, result.reached_cap ? ", capped" : "");
-    calibration = result;
+    return elapsed_since(start, batch);
+  }
+
+  Error warm_up(int iterations) {
+    calibration.reset();
+    awaiting_sample.reset();
+    warmup_seconds.clear();
+    if (iterations < 0) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("warmup iterations must be at least 0, got {}", iterations)};
+    }
+    TUNEKIT_RETURN_IF_ERROR(check_arguments());
+    for (int iteration = 0; iteration < iterations; ++iteration) {
+      const double start = clock();
+      Error error = action();
+      if (error.is_bad()) {
+        return {error.code(), fmt::format("warmup iteration {}: {}", iteration, error.message())};
+      }
+      Result<double> elapsed = elapsed_since(start, 1);
+      if (!elapsed.ok()) {
+        return {elapsed.error().code(), fmt::format("warmup iteration {}: {}", iteration, elapsed.error().message())};
+      }
+      warmup_seconds.push_back(*elapsed);
+    }
     return Error::ok();
   }
 
+  // A search whose first rounds are the last two warm-up times, if any.
+  Search seeded_search() {
+    Search search;
+    const std::size_t n = warmup_seconds.size();
+    for (std::size_t i = n >= 2 ? n - 2 : 0; i < n && !search.done; ++i) observe(search, warmup_seconds[i], target());
+    warmup_seconds.clear();
+    return search;
+  }
+
+  // Runs rounds until the size is settled. With pause_for_sample, stops
+  // instead when only a warm-up execution has reached the target at size 1,
+  // so that the first sample can confirm it without an extra execution.
+  Error run_search(Search& search, bool pause_for_sample) {
+    const double goal = target();
+    while (!search.done) {
+      BatchCalibration& result = search.result;
+      if (search.last && !search.reached_once) {
+        if (result.batch_size >= options.max_batch_size) {
+          result.reached_cap = true;
+          search.done = true;
+          break;
+        }
+        result.batch_size = next_batch_size(result.batch_size, *search.last, goal, options.max_batch_size);
+        search.last.reset();
+      }
+      if (pause_for_sample && search.reached_once && result.batch_size == 1 && result.extra_executions == 0) {
+        return Error::ok();
+      }
+      Result<double> elapsed = time_batch(result.batch_size);
+      if (!elapsed.ok()) return elapsed.error();
+      result.extra_executions += result.batch_size;
+      observe(search, *elapsed, goal);
+    }
+    return Error::ok();
+  }
+
+  void settle(const Search& search) {
+    const BatchCalibration& r = search.result;
+    if (r.extra_executions == 0 && !r.reached_cap) {
+      log::debug("{} batch size 1, chosen without extra executions: single executions reach the target of {} s "
+                 "(last {} s, {} rounds)",
+                 options.log_prefix, target(), r.batch_seconds, r.rounds);
+    } else {
+      log::debug("{} batch size {} ({} s per batch, target {} s, {} rounds, {} extra executions{})", options.log_prefix,
+                 r.batch_size, r.batch_seconds, target(), r.rounds, r.extra_executions,
+                 r.reached_cap ? ", capped" : "");
+    }
+    calibration = r;
+  }
+
+  Error calibrate() {
+    calibration.reset();
+    awaiting_sample.reset();
+    TUNEKIT_RETURN_IF_ERROR(check_arguments());
+    Search search = seeded_search();
+    TUNEKIT_RETURN_IF_ERROR(run_search(search, false));
+    settle(search);
+    return Error::ok();
+  }
+
+  // Calibrates for sample(); returns the first sample when it was the batch
+  // that confirmed size 1.
+  Result<std::optional<double>> calibrate_for_sample() {
+    if (!awaiting_sample) {
+      TUNEKIT_RETURN_IF_ERROR(check_arguments());
+      Search search = seeded_search();
+      TUNEKIT_RETURN_IF_ERROR(run_search(search, true));
+      if (search.done) {
+        settle(search);
+        return std::optional<double>();
+      }
+      awaiting_sample = std::move(search);
+    }
+    Search search = std::move(*awaiting_sample);
+    awaiting_sample.reset();
+    Result<double> elapsed = time_batch(1);
+    if (!elapsed.ok()) return elapsed.error();
+    observe(search, *elapsed, target());
+    if (search.done) {
+      settle(search);
+      return std::optional<double>(*elapsed);
+    }
+    // Not confirmed: that execution only told the search how to grow.
+    search.result.extra_executions += 1;
+    TUNEKIT_RETURN_IF_ERROR(run_search(search, false));
+    settle(search);
+    return std::optional<double>();
+  }
+
   Result<double> sample() {
-    if (!calibration) TUNEKIT_RETURN_IF_ERROR(calibrate());
+    if (!calibration) {
+      Result<std::optional<double>> confirming = calibrate_for_sample();
+      if (!confirming.ok()) return confirming.error();
+      if (*confirming) return **confirming * 1000.0;
+    }
     const std::int64_t batch = calibration->batch_size;
     Result<double> elapsed = time_batch(batch);
     if (!elapsed.ok()) return elapsed.error();
@@ -139,7 +255,9 @@ struct BatchedSampler::State {
 BatchedSampler::BatchedSampler(Clock clock, Action action, Synchronize synchronize,
                                BatchedSamplerOptions options)
     : state_(std::make_shared<State>(
-          State{std::move(clock), std::move(action), std::move(synchronize), options, std::nullopt})) {}
+          State{std::move(clock), std::move(action), std::move(synchronize), std::move(options), {}, {}, {}})) {}
+
+Error BatchedSampler::warm_up(int iterations) { return state_->warm_up(iterations); }
 
 Error BatchedSampler::calibrate() { return state_->calibrate(); }
 

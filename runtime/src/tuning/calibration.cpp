@@ -77,6 +77,7 @@ Result<std::vector<double>> measure_repetitions(const std::function<Error()>& ru
   // nanoseconds, where one interrupt or a sleeping thread pool decides the
   // median.
   options.resolution_multiple = std::max(10.0, 50e-6 / options.clock_resolution_s);
+  options.log_prefix = "calibrate:";
   measure::BatchedSampler sampler(
       [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }, run, {}, options);
   measure::MeasureConfig config;

@@ -88,7 +88,10 @@ TEST(AutotuneResult, DefaultsDescribeAFailedUnrankedCandidate) {
   EXPECT_EQ(r.rank, -1);
   EXPECT_FALSE(r.succeeded);
   EXPECT_EQ(r.compiled_plan_index, -1);
-  EXPECT_EQ(r.workspace_size, -1);
+  EXPECT_EQ(r.workspace_size, 0);  // section 6.1; "never compiled" is the compiled flag
+  EXPECT_FALSE(r.compiled);
+  EXPECT_EQ(r.batch_size, 0);
+  EXPECT_EQ(r.calibration_executions, 0);
   EXPECT_FALSE(r.ran_exhaustive);
   EXPECT_EQ(r.mode_used, TuneMode::STANDARD);
 }

@@ -127,6 +127,120 @@ TEST_F(AutotuneFlow, ExecutionsBelowTheTimerResolutionAreBatched) {
   EXPECT_GT(engines[0]->counters().executions, 5 * 640);
 }
 
+TEST_F(AutotuneFlow, FixedAverageExecutesThePlanExactlyWarmupPlusTimedTimesWhenNoBatchingIsNeeded) {
+  add(behaviour(1, "long", 1.0));  // 1 ms: far above ten timer resolutions (10/1024 ms)
+  build();
+  ASSERT_TRUE(graph.add_engine(1).is_good());
+  AutotuneConfig config;
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.warmup_iterations = 2;
+  config.timed_iterations = 7;
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  EXPECT_EQ(engines[0]->counters().executions, 2 + 7);
+  EXPECT_EQ(results[0].iterations_run, 7);
+  EXPECT_NEAR(results[0].min_time_ms, 1.0, 1e-9);
+  EXPECT_EQ(results[0].batch_size, 1);
+  EXPECT_EQ(results[0].calibration_executions, 0);
+}
+
+TEST_F(AutotuneFlow, OneWarmUpExecutionIsEnoughToAvoidExtraExecutions) {
+  add(behaviour(1, "steady", 2.0));
+  build();
+  ASSERT_TRUE(graph.add_engine(1).is_good());
+  std::vector<AutotuneResult> results;  // defaults: one warm-up, run until stable over a window of 3
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), AutotuneConfig{}, {}, &results).is_good());
+  EXPECT_EQ(results[0].iterations_run, 3);
+  EXPECT_EQ(engines[0]->counters().executions, 1 + 3);
+  EXPECT_EQ(results[0].batch_size, 1);
+  EXPECT_EQ(results[0].calibration_executions, 0);
+}
+
+TEST_F(AutotuneFlow, BatchedTimingAddsOnlyTheCalibrationExecutions) {
+  add(behaviour(1, "short", 3.0 / 4096.0));  // 3/4 of the timer's resolution
+  build();
+  ASSERT_TRUE(graph.add_engine(1).is_good());
+  AutotuneConfig config;
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.warmup_iterations = 2;
+  config.timed_iterations = 7;
+  std::vector<AutotuneResult> results;
+  LogCapture logs;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  // The last warm-up execution (3/4096 ms) is the first round towards the
+  // target of 40/4096 ms: batches of 10 (x10 at most), 17 (x1.67), 17 again to confirm.
+  EXPECT_EQ(engines[0]->counters().executions, 2 + (10 + 17 + 17) + 7 * 17);
+  EXPECT_NEAR(results[0].min_time_ms, 3.0 / 4096.0, 1e-12);
+  EXPECT_EQ(results[0].iterations_run, 7);
+  EXPECT_EQ(results[0].batch_size, 17);
+  EXPECT_EQ(results[0].calibration_executions, 10 + 17 + 17);
+  EXPECT_EQ(logs.count_containing("autotune: 'short': one execution is too short for the timer: timed in batches of "
+                                  "17 (44 extra executions to choose the batch)",
+                                  log::Level::INFO),
+            1);
+}
+
+TEST_F(AutotuneFlow, EveryLineLoggedDuringAutotuneStartsWithAutotune) {
+  FakeBehaviour primable = behaviour(1, "primable", 2.0);
+  primable.descriptor.knobs = {benchmarking_knob()};
+  primable.fail_when_primed = true;
+  add(primable);
+  add(behaviour(2, "tiny", 1.0 / 65536.0));  // batched
+  FakeBehaviour broken = behaviour(3, "broken");
+  broken.fail_compile = true;
+  add(broken);
+  FakeBehaviour refuses = behaviour(4, "refuses");
+  refuses.fail_execute = true;
+  add(refuses);
+  FakeBehaviour big = behaviour(5, "big");
+  big.workspace = [](const KnobValues&) { return std::int64_t{1} << 21; };
+  add(big);
+  add(behaviour(6, "filtered", 1.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  AutotuneConfig config;
+  config.mode = TuneMode::EXHAUSTIVE;
+  config.priming_failure_policy = PrimingFailurePolicy::BENCHMARK_UNPRIMED;
+  config.engine_id_filter = {1, 2, 3, 4, 5};
+  LogCapture logs;  // debug level
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0].engine_name, "tiny");
+  // The measurement core's own lines are among them, in the autotune category.
+  EXPECT_EQ(logs.count_containing("autotune: 'tiny': batch size ", log::Level::DEBUG), 1);
+  EXPECT_EQ(logs.count_containing("autotune: 'primable': batch size 1, chosen without extra executions",
+                                  log::Level::DEBUG),
+            1);
+  EXPECT_GT(logs.lines().size(), 10u);
+  for (const auto& line : logs.lines()) EXPECT_EQ(line.rfind("autotune:", 0), 0u) << line;
+}
+
+TEST_F(AutotuneFlow, ErrorsAreReturnedAndNotAlsoLoggedAtErrorLevel) {
+  FakeBehaviour refuses = behaviour(1, "refuses");
+  refuses.fail_execute = true;
+  add(refuses);
+  FakeBehaviour picky = behaviour(2, "picky");
+  picky.descriptor.knobs = {benchmarking_knob()};
+  picky.fail_when_primed = true;
+  add(picky);
+  build();
+  LogCapture logs;
+  EXPECT_EQ(graph.autotune(nullptr, pack, workspace.data(), ws()).code(), ErrorCode::INVALID_VALUE);
+  ASSERT_TRUE(graph.add_engine(1).is_good());
+  EXPECT_EQ(graph.autotune(handle.get(), pack, workspace.data(), ws()).code(), ErrorCode::EXECUTION_FAILED);
+  ASSERT_TRUE(graph.add_engine(2).is_good());
+  AutotuneConfig exhaustive;
+  exhaustive.mode = TuneMode::EXHAUSTIVE;
+  EXPECT_EQ(graph.autotune(handle.get(), pack, workspace.data(), ws(), exhaustive).code(), ErrorCode::EXECUTION_FAILED);
+  AutotuneConfig filtered;
+  filtered.engine_id_filter = {99};
+  EXPECT_EQ(graph.autotune(handle.get(), pack, workspace.data(), ws(), filtered).code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(logs.lines(log::Level::ERROR), std::vector<std::string>{});
+  // The run is still traced, at debug level.
+  EXPECT_EQ(logs.count_containing("autotune: invalid handle (null)", log::Level::DEBUG), 1);
+}
+
 class Exhaustive : public AutotuneFlow {
  protected:
   void SetUp() override {
@@ -256,12 +370,8 @@ TEST_F(AutotuneFlow, CompiledPathSelectsTheWinnerByStableIndexAndLogsEveryCatego
                                "autotune: winner 'fast' (engine id 3, defaults) at 1.000000 ms"}) {
     EXPECT_EQ(logs.count_containing(category), 1) << category;
   }
-  // Every line of the run is in the autotune: category, apart from the measure module's own.
-  for (const auto& line : logs.lines()) {
-    if (line.rfind("measure:", 0) != 0) {
-      EXPECT_EQ(line.rfind("autotune:", 0), 0u) << line;
-    }
-  }
+  // Every line of the run is in the autotune: category, the measure module's included.
+  for (const auto& line : logs.lines()) EXPECT_EQ(line.rfind("autotune:", 0), 0u) << line;
 
   // The cuDNN-compatible overloads forward to the compiled-plan path.
   EXPECT_TRUE(graph.autotune(handle.get(), pack, workspace.data()).is_good());

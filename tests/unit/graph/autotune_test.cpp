@@ -140,6 +140,7 @@ TEST_F(Autotune, EveryCandidateGetsExactlyOneResultWithItsDisposition) {
     ASSERT_NE(r, nullptr) << id;
     EXPECT_NE(r->error_message.find(words), std::string::npos) << id << ": " << r->error_message;
     EXPECT_EQ(r->workspace_size, workspace_size) << id;
+    EXPECT_EQ(r->compiled, workspace_size >= 0) << id;
     EXPECT_EQ(r->compiled_plan_index, plan_index) << id;
   };
   expect(10, "Plan barred", -1);
@@ -197,6 +198,60 @@ TEST_F(Autotune, FilterIsASubsetOperation) {
   EXPECT_EQ(error.message(), "autotune: no candidates remain after filtering (3 excluded by engineIdFilter)");
   ASSERT_EQ(results.size(), 3u);
   for (const auto& r : results) EXPECT_NE(r.error_message.find("engineIdFilter"), std::string::npos);
+}
+
+TEST_F(Autotune, WorkspaceDeselectionAfterCompilationLeavingNothingIsAnInvalidValueWithTheSummary) {
+  for (auto& e : engines) e->behaviour().workspace = [](const KnobValues&) { return std::int64_t{7000}; };
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  graph.deselect_workspace_greater_than(6000);
+  std::vector<AutotuneResult> results;
+  Error error = graph.autotune(handle.get(), pack, workspace.data(), ws(), fixed(), {}, &results);
+  EXPECT_EQ(error.code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(error.message(),
+            "autotune: no candidates remain after filtering (3 barred by deselect_workspace_greater_than after "
+            "compilation)");
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.error_message,
+              "Plan barred: workspace 7000 bytes is greater than deselect_workspace_greater_than(6000)");
+    EXPECT_TRUE(r.compiled);
+    EXPECT_EQ(r.workspace_size, 7000);
+    EXPECT_EQ(r.rank, -1);
+  }
+  for (const auto& e : engines) {
+    EXPECT_EQ(e->counters().compiles, 1);
+    EXPECT_EQ(e->counters().executions, 0);
+  }
+  EXPECT_EQ(graph.execute(handle.get(), pack, workspace.data()).code(), ErrorCode::BAD_STATE);
+}
+
+TEST_F(Autotune, SummaryAfterCompilationNamesEveryExclusionThatOccurred) {
+  engines[2]->behaviour().workspace = [](const KnobValues&) { return std::int64_t{7000}; };
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  graph.deselect_engines(std::vector<std::string>{"slow"}).deselect_workspace_greater_than(6000);
+  AutotuneConfig config = fixed();
+  config.engine_id_filter = {1, 3};
+  std::vector<AutotuneResult> results;
+  Error error = graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results);
+  EXPECT_EQ(error.code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(error.message(),
+            "autotune: no candidates remain after filtering (1 barred by deselect_*, 1 excluded by engineIdFilter, 1 "
+            "barred by deselect_workspace_greater_than after compilation)");
+  EXPECT_EQ(results.size(), 3u);
+}
+
+TEST_F(Autotune, CompileFailuresBesideWorkspaceDeselectionAreFailuresNotFiltering) {
+  engines[0]->behaviour().fail_compile = true;
+  engines[1]->behaviour().workspace = [](const KnobValues&) { return std::int64_t{7000}; };
+  engines[2]->behaviour().workspace = [](const KnobValues&) { return std::int64_t{7000}; };
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  graph.deselect_workspace_greater_than(6000);
+  Error error = graph.autotune(handle.get(), pack, workspace.data(), ws(), fixed());
+  EXPECT_EQ(error.code(), ErrorCode::EXECUTION_FAILED);
+  EXPECT_EQ(error.message().rfind("autotune: every candidate failed (3 candidates; first: ", 0), 0u) << error.message();
 }
 
 TEST_F(Autotune, EveryCandidateFailingIsAnError) {

@@ -7,7 +7,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "tunekit/core/log.hpp"
 
 namespace tunekit::measure {
 namespace {
@@ -258,6 +262,172 @@ TEST(BatchedSampler, TimeOnceStaysValidAfterTheSamplerIsGone) {
   Result<double> sample = time_once(0);
   ASSERT_TRUE(sample.ok());
   EXPECT_EQ(*sample, 16 * kUnit * 1000.0);
+}
+
+MeasureConfig fixed_average(int timed) {
+  MeasureConfig config;
+  config.strategy = Strategy::FIXED_AVERAGE;
+  config.timed_iterations = timed;
+  return config;
+}
+
+TEST(BatchedSamplerWarmUp, TwoLongWarmUpExecutionsChooseBatchSizeOneWithoutExtraRuns) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;  // above the target of 10 resolutions
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(2).is_good());
+  EXPECT_EQ(device.executions, 2);
+  const MeasureOutcome outcome = run_timed_loop(fixed_average(7), sampler.time_once());
+  ASSERT_FALSE(outcome.failed) << outcome.message;
+  EXPECT_EQ(device.executions, 2 + 7);
+  EXPECT_EQ(outcome.samples, std::vector<double>(7, 16 * kResolution * 1000.0));
+  ASSERT_TRUE(sampler.calibration().has_value());
+  EXPECT_EQ(sampler.batch_size(), 1);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 0);
+  EXPECT_EQ(sampler.calibration()->rounds, 2);
+  EXPECT_EQ(device.syncs, 2 + 7);
+}
+
+TEST(BatchedSamplerWarmUp, OneLongWarmUpExecutionIsConfirmedByTheFirstSample) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(1).is_good());
+  const MeasureOutcome outcome = run_timed_loop(fixed_average(7), sampler.time_once());
+  ASSERT_FALSE(outcome.failed) << outcome.message;
+  EXPECT_EQ(device.executions, 1 + 7);
+  EXPECT_EQ(outcome.samples, std::vector<double>(7, 16 * kResolution * 1000.0));
+  EXPECT_EQ(sampler.batch_size(), 1);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 0);
+  EXPECT_EQ(sampler.calibration()->rounds, 2);  // the warm-up execution and the first sample
+}
+
+TEST(BatchedSamplerWarmUp, ColdWarmUpThatTheFirstSampleDoesNotConfirmIsNotASample) {
+  SimulatedDevice device;
+  device.cost = 16 * kUnit;
+  device.first_execution_extra = 20480 * kUnit;  // only the warm-up execution looks long enough
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(1).is_good());
+  const MeasureOutcome outcome = run_timed_loop(fixed_average(3), sampler.time_once());
+  ASSERT_FALSE(outcome.failed) << outcome.message;
+  // The first timed batch of 1 (16 units) is dropped; growth goes on from it: 10, 100 (x8), 800, 800.
+  EXPECT_EQ(sampler.batch_size(), 800);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 1 + 10 + 100 + 800 + 800);
+  EXPECT_EQ(sampler.calibration()->rounds, 6);
+  EXPECT_EQ(outcome.samples, std::vector<double>(3, 16 * kUnit * 1000.0));
+  EXPECT_EQ(device.executions, 1 + (1 + 10 + 100 + 800 + 800) + 3 * 800);
+}
+
+TEST(BatchedSamplerWarmUp, ShortWarmUpExecutionsStartTheGrowthAndTheBatchingIsReported) {
+  SimulatedDevice device;
+  device.cost = 16 * kUnit;
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(2).is_good());
+  const MeasureOutcome outcome = run_timed_loop(fixed_average(7), sampler.time_once());
+  ASSERT_FALSE(outcome.failed) << outcome.message;
+  // The last warm-up execution (16 units) is the first round: then 10, 100 (x8), 800, 800.
+  EXPECT_EQ(sampler.batch_size(), 800);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 10 + 100 + 800 + 800);
+  EXPECT_EQ(sampler.calibration()->rounds, 2 + 4);
+  EXPECT_EQ(device.executions, 2 + (10 + 100 + 800 + 800) + 7 * 800);
+}
+
+TEST(BatchedSamplerWarmUp, ALongWarmUpFollowedByAShortOneGrowsFromTheShortOne) {
+  SimulatedDevice device;
+  device.cost = 16 * kUnit;
+  device.first_execution_extra = 20480 * kUnit;
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(2).is_good());
+  ASSERT_TRUE(sampler.calibrate().is_good());
+  EXPECT_EQ(sampler.batch_size(), 800);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 10 + 100 + 800 + 800);
+  EXPECT_EQ(device.executions, 2 + 10 + 100 + 800 + 800);
+}
+
+TEST(BatchedSamplerWarmUp, CalibrateRunsTheConfirmationItselfAfterOneWarmUpExecution) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(1).is_good());
+  ASSERT_TRUE(sampler.calibrate().is_good());
+  EXPECT_EQ(sampler.batch_size(), 1);
+  EXPECT_EQ(sampler.calibration()->extra_executions, 1);
+  EXPECT_EQ(device.executions, 2);
+  // Calibrating again starts from scratch: the warm-up times were used once.
+  ASSERT_TRUE(sampler.calibrate().is_good());
+  EXPECT_EQ(sampler.calibration()->extra_executions, 2);
+  EXPECT_EQ(device.executions, 4);
+}
+
+TEST(BatchedSamplerWarmUp, NoWarmUpCalibratesFromScratch) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;
+  BatchedSampler sampler = device.sampler();
+  ASSERT_TRUE(sampler.warm_up(0).is_good());
+  const MeasureOutcome outcome = run_timed_loop(fixed_average(7), sampler.time_once());
+  ASSERT_FALSE(outcome.failed) << outcome.message;
+  EXPECT_EQ(sampler.calibration()->extra_executions, 2);
+  EXPECT_EQ(device.executions, 2 + 7);
+}
+
+TEST(BatchedSamplerWarmUp, AnExecutionErrorNamesTheWarmUpIteration) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;
+  device.fail_at_execution = 2;
+  BatchedSampler sampler = device.sampler();
+  const Error error = sampler.warm_up(3);
+  EXPECT_EQ(error.code(), ErrorCode::EXECUTION_FAILED);
+  EXPECT_EQ(error.message(), "warmup iteration 1: device lost");
+  EXPECT_EQ(device.executions, 2);
+  EXPECT_EQ(sampler.warm_up(-1).message(), "warmup iterations must be at least 0, got -1");
+  EXPECT_EQ(device.executions, 2);
+  BatchedSampler invalid = device.sampler(options_with(0.0));
+  EXPECT_EQ(invalid.warm_up(2).code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(device.executions, 2);
+}
+
+// Captures what the sampler logs at debug level.
+class CapturedLog {
+ public:
+  CapturedLog() : saved_(log::level()) {
+    log::set_level(log::Level::DEBUG);
+    log::set_sink([this](log::Level, std::string_view message) { lines.emplace_back(message); });
+  }
+  ~CapturedLog() {
+    log::set_sink(nullptr);
+    log::set_level(saved_);
+  }
+  std::vector<std::string> lines;
+
+ private:
+  log::Level saved_;
+};
+
+TEST(BatchedSamplerLog, EveryLineStartsWithTheCallersPrefix) {
+  SimulatedDevice device;
+  device.cost = 16 * kUnit;
+  BatchedSamplerOptions options = options_with(kResolution);
+  options.log_prefix = "calibrate:";
+  BatchedSampler sampler = device.sampler(options);
+  CapturedLog captured;
+  ASSERT_TRUE(sampler.calibrate().is_good());
+  ASSERT_EQ(captured.lines.size(), 1u);
+  EXPECT_EQ(captured.lines[0].rfind("calibrate: batch size 800 (", 0), 0u) << captured.lines[0];
+  EXPECT_THAT(captured.lines[0], HasSubstr("1711 extra executions"));
+}
+
+TEST(BatchedSamplerLog, BatchSizeOneChosenByTheWarmUpSaysSo) {
+  SimulatedDevice device;
+  device.cost = 16 * kResolution;
+  BatchedSamplerOptions options = options_with(kResolution);
+  options.log_prefix = "autotune: 'gemm':";
+  BatchedSampler sampler = device.sampler(options);
+  CapturedLog captured;
+  ASSERT_TRUE(sampler.warm_up(2).is_good());
+  ASSERT_TRUE(sampler.sample().ok());
+  ASSERT_EQ(captured.lines.size(), 1u);
+  EXPECT_EQ(captured.lines[0].rfind("autotune: 'gemm': batch size 1, chosen without extra executions", 0), 0u)
+      << captured.lines[0];
 }
 
 TEST(EstimateClockResolution, ReturnsTheSmallestPositiveStep) {

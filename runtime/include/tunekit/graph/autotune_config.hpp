@@ -63,11 +63,22 @@ struct AutotuneResult {
   double stddev_ms = 0.0;  // population (divides by N)
   int iterations_run = 0;
   bool converged = false;
+  // Executions per timed sample: 1 when one execution is long enough for the
+  // timer, more when executions had to be batched; 0 when nothing was timed.
+  std::int64_t batch_size = 0;
+  // Executions run only to choose batch_size, beyond the warm-up and the timed
+  // ones: 0 when the warm-up executions decided it (no batching needed).
+  std::int64_t calibration_executions = 0;
 
   int rank = -1;  // 0 = fastest; -1 for failed candidates
   bool succeeded = false;
   std::string error_message;
-  std::int64_t workspace_size = -1;           // compiled; -1 when never compiled
+  // Whether a plan was compiled for this candidate, so that workspace_size is
+  // its compiled workspace. autotune() reports workspace_size -1 for a
+  // candidate excluded or failed before compilation, as hipDNN does; test
+  // this flag rather than the sign.
+  bool compiled = false;
+  std::int64_t workspace_size = 0;            // bytes, compiled
   std::int64_t estimated_workspace_size = 0;  // pre-compile estimate (plan-spec path)
   int compiled_plan_index = -1;
   TuneMode mode_used = TuneMode::STANDARD;

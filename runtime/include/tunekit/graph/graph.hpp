@@ -99,7 +99,10 @@ class Graph {
   // Compiles the plan at index if needed and makes it the one execute() runs.
   Error build_plan_at_index(std::int64_t index);
   Error get_workspace_size_plan_at_index(std::int64_t index, std::int64_t& size) const;
-  std::int64_t get_workspace_size_plan_at_index(std::int64_t index) const;  // -1 when invalid
+  // The cuDNN-compatible twin, kept because cuDNN's manual benchmarking loop
+  // calls it (hipDNN RFC, porting table): -1 for an invalid index or a plan
+  // that was not built. New code should use the Error-returning overload.
+  std::int64_t get_workspace_size_plan_at_index(std::int64_t index) const;
   Error get_plan_name_at_index(std::int64_t index, std::string& name) const;
   // Largest compiled workspace over the plans that are not deselected; 0 when none.
   std::int64_t get_autotune_workspace_size() const;

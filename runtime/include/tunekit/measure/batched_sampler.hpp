@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "tunekit/core/error.hpp"
 #include "tunekit/core/result.hpp"
@@ -29,14 +30,23 @@ struct BatchedSamplerOptions {
   double resolution_multiple = 10.0;
   // Bounds calibration when an action takes no measurable time at all.
   std::int64_t max_batch_size = std::int64_t{1} << 20;
+  // Starts every line the sampler logs, so that its lines belong to the
+  // caller's category: "autotune: 'plan':" during autotune, "calibrate:"
+  // during calibration.
+  std::string log_prefix = "measure:";
 };
 
 // What calibration chose.
 struct BatchCalibration {
   std::int64_t batch_size = 1;
   double batch_seconds = 0.0;  // duration of the last calibration batch
-  int rounds = 0;              // batches run to calibrate
-  bool reached_cap = false;    // max_batch_size stopped the growth before the target
+  // Batches whose times chose the size: warm-up executions and a confirming
+  // first sample (see warm_up) count as rounds of one execution.
+  int rounds = 0;
+  // Executions run only to choose the size, beyond the warm-up and the timed
+  // samples; 0 when the warm-up executions decided it.
+  std::int64_t extra_executions = 0;
+  bool reached_cap = false;  // max_batch_size stopped the growth before the target
 };
 
 class BatchedSampler {
@@ -50,19 +60,36 @@ class BatchedSampler {
   // synchronous. Bad arguments are reported by calibrate() and sample().
   BatchedSampler(Clock clock, Action action, Synchronize synchronize, BatchedSamplerOptions options);
 
+  // Runs the warm-up: `iterations` executions, each timed alone (with its
+  // synchronisation), whose times are the first calibration rounds at batch
+  // size 1, so an execution long enough for the clock needs no extra runs:
+  //   - the last two warm-up executions reach the target: batch size 1;
+  //   - only the last one does (or there was one warm-up execution): the
+  //     first timed sample confirms it and is kept when it reaches the target
+  //     too; else it is dropped as a calibration round and the growth goes on;
+  //   - the last one is below the target: the growth starts from its time.
+  // With 0 iterations nothing runs and calibration starts from scratch.
+  // Discards any earlier calibration. Negative iterations give INVALID_VALUE
+  // without running; an action error stops at once, named
+  // "warmup iteration <i>: ...". Option errors are returned before running.
+  Error warm_up(int iterations);
+
   // Chooses the batch size: starts at 1 and grows (x2 while the clock does
   // not move, else by the estimate from the measured time, at most x10) until
   // one batch lasts resolution_multiple * clock_resolution_s, confirmed by a
   // second batch of the same size (one slow batch may be a cold cache), or
-  // the cap is reached. Calling it again recalibrates. Returns the first action,
-  // synchronisation or option error.
+  // the cap is reached. Uses the times of a preceding warm_up (running the
+  // confirmation itself instead of waiting for a sample); calling it again
+  // recalibrates from scratch. Returns the first action, synchronisation or
+  // option error.
   Error calibrate();
   const std::optional<BatchCalibration>& calibration() const noexcept;
   std::int64_t batch_size() const noexcept;  // 0 before calibration
 
-  // Times one batch (calibrating first if needed) and returns milliseconds
-  // per execution. An action error stops the batch at once and is returned
-  // with the execution named.
+  // Times one batch (calibrating first if needed, see warm_up for the first
+  // sample confirming batch size 1) and returns milliseconds per execution.
+  // An action error stops the batch at once and is returned with the
+  // execution named.
   Result<double> sample();
 
   // A TimeOnce for run_timed_loop. It shares this sampler's state (copies of
