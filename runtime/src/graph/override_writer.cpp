@@ -189,6 +189,7 @@ Result<OverrideWriteReport> write_autotune_override(const OperationGraph& graph,
   };
   store::LockedUpdateOptions update;
   update.lock_timeout = options.lock_timeout;
+  update.log_prefix = "autotune:";
   update.unix_seconds = now;
   update.move_aside = options.move_aside;
   Result<store::LockedUpdateOutcome> outcome = store::update_file_locked(path, merge, update);
@@ -251,8 +252,11 @@ Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path
 
   // The inputs are read whole and the output replaced whole: what is there is not merged.
   const std::string contents = out.dump(2) + "\n";
+  store::LockedUpdateOptions update;
+  update.log_prefix = "overrides:";
   Result<store::LockedUpdateOutcome> written = store::update_file_locked(
-      output, [&](const std::optional<std::string>&) -> Result<store::UpdatePlan> { return store::UpdatePlan{contents}; });
+      output, [&](const std::optional<std::string>&) -> Result<store::UpdatePlan> { return store::UpdatePlan{contents}; },
+      update);
   if (!written.ok()) return written.error();
   return ordered.size();
 }

@@ -13,7 +13,6 @@
 
 #include <fmt/core.h>
 
-#include "tunekit/core/log.hpp"
 
 namespace tunekit::store {
 namespace {
@@ -48,10 +47,8 @@ Result<fs::path> move_aside_corrupt(const fs::path& file, std::int64_t unix_seco
   for (int suffix = 0; suffix <= kMaxSuffix; ++suffix) {
     fs::path candidate = base;
     if (suffix > 0) candidate += "." + std::to_string(suffix);
-    if (rename_no_replace(file, candidate) == 0) {
-      log::debug("moved unreadable file {} aside to {}", file.string(), candidate.string());
-      return candidate;
-    }
+    // No log line here: the caller reports the move in its own category.
+    if (rename_no_replace(file, candidate) == 0) return candidate;
     if (errno == EEXIST) continue;
     return Error(ErrorCode::IO_ERROR, fmt::format("cannot move {} aside to {}: {}", file.string(),
                                                   candidate.string(),

@@ -34,7 +34,7 @@ Error create_parent(const fs::path& target) {
 // writer that holds the lock is between creating and renaming one; we hold
 // the lock, so every one found is a dead writer's. Failing to list or remove
 // them costs disk space, not correctness: logged, never an error.
-std::vector<fs::path> remove_stale_temporaries(const fs::path& target) {
+std::vector<fs::path> remove_stale_temporaries(const fs::path& target, const std::string& log_prefix) {
   std::vector<fs::path> removed;
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
@@ -43,15 +43,15 @@ std::vector<fs::path> remove_stale_temporaries(const fs::path& target) {
     const fs::path& candidate = it->path();
     if (!is_temporary_file_of(target, candidate.filename().string())) continue;
     if (::unlink(candidate.c_str()) == 0) {
-      log::info("store: removed {}, left by a writer of {} that stopped before renaming it", candidate.string(),
+      log::info("{} removed {}, left by a writer of {} that stopped before renaming it", log_prefix, candidate.string(),
                 target.string());
       removed.push_back(candidate);
     } else {
-      log::warn("store: cannot remove the stale temporary file {}: {}", candidate.string(),
+      log::warn("{} cannot remove the stale temporary file {}: {}", log_prefix, candidate.string(),
                 std::generic_category().message(errno));
     }
   }
-  if (ec) log::debug("store: cannot list {} for stale temporary files: {}", folder.string(), ec.message());
+  if (ec) log::debug("{} cannot list {} for stale temporary files: {}", log_prefix, folder.string(), ec.message());
   return removed;
 }
 
@@ -74,7 +74,7 @@ Result<LockedUpdateOutcome> update_file_locked(const fs::path& target, const Mer
   }
 
   LockedUpdateOutcome outcome;
-  outcome.removed_temporaries = remove_stale_temporaries(target);
+  outcome.removed_temporaries = remove_stale_temporaries(target, options.log_prefix);
   Result<std::optional<std::string>> current = read_file_if_exists(target);
   if (!current.ok()) return current.error();
   Result<UpdatePlan> plan = merge(*current);

@@ -192,6 +192,7 @@ KernelTuningCacheUpdateReport update(std::vector<KernelTuningCacheEntry> incomin
   };
   store::LockedUpdateOptions update;
   update.lock_timeout = options.lock_timeout;
+  update.log_prefix = "cache:";
   update.before_rename = options.before_rename;
   Result<store::LockedUpdateOutcome> outcome = store::update_file_locked(report.path, merge, update);
   if (!outcome.ok()) return failed(std::move(report), outcome.error());

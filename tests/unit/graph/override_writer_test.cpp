@@ -270,6 +270,21 @@ TEST_F(OverrideWriter, ACorruptFileIsMovedAsideTwiceInOneSecondWithoutOverwritin
   EXPECT_EQ(read(folder / "overrides.json.corrupt-1776767400.1"), "{ second broken");
 }
 
+TEST_F(OverrideWriter, EveryLineOfAWriteWithAStaleTemporaryAndACorruptFileIsInTheAutotuneCategory) {
+  write(path, "{ broken");
+  const std::filesystem::path stale = folder / ".overrides.json.tmp-abc123";
+  write(stale, "half a file");
+  LogCapture logs;
+  Result<OverrideWriteReport> report = store(winner());
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_EQ(logs.count_containing("autotune: removed " + stale.string()), 1);
+  EXPECT_EQ(logs.count_containing("could not be read"), 1);
+  const std::vector<std::string> lines = logs.lines();
+  ASSERT_GE(lines.size(), 3u);  // the removal, the move aside, the write
+  for (const std::string& line : lines) EXPECT_EQ(line.rfind("autotune: ", 0), 0u) << line;
+}
+
 TEST_F(OverrideWriter, AMalformedEntryOfAValidFileIsKeptWhereItWasReportedAndNeverMatched) {
   // The second entry has this graph's key but no engine: malformed, so the
   // writer must neither replace it nor drop it.

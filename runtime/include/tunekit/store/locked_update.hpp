@@ -39,6 +39,9 @@ using MergeStep = std::function<Result<UpdatePlan>(const std::optional<std::stri
 
 struct LockedUpdateOptions {
   std::chrono::milliseconds lock_timeout = kWriterLockTimeout;
+  // Starts every line the update logs, so that a writer running inside an
+  // autotune or a calibration logs in its caller's category ("autotune:").
+  std::string log_prefix = "store:";
   // Seconds used in the corrupt copy's name; now when unset.
   std::optional<std::int64_t> unix_seconds;
   // Test hook passed to write_file_atomically: runs just before the rename.
