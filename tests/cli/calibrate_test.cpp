@@ -14,6 +14,10 @@ namespace {
 
 using tunekit::testing::run_tool;
 
+std::string loaded_line(const std::string& cache, std::size_t loaded) {
+  return "cache: read " + cache + ": " + std::to_string(loaded) + " loaded";
+}
+
 TEST(CalibrateCommand, WritesACacheThatASecondProcessLoadsWhole) {
   const tunekit::testing::ScratchDir scratch("tunekit-calibrate");
   const std::filesystem::path& folder = scratch.path();
@@ -22,26 +26,38 @@ TEST(CalibrateCommand, WritesACacheThatASecondProcessLoadsWhole) {
   auto first = run_tool({"calibrate", "--cache", cache, "--report", report, "--time-budget", "5",
                          "--memory-budget", "8"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_NE(first.out.find("calibrated  tunekit_cpu/Abs/openmp_simd/float/cpu/abi1"), std::string::npos) << first.out;
-  EXPECT_NE(first.out.find("calibrated  tunekit_cpu/Not/openmp_simd/bool/cpu/abi1"), std::string::npos);
   EXPECT_NE(first.err.find("cache: not_found"), std::string::npos) << first.err;
   ASSERT_TRUE(std::filesystem::exists(cache));
 
+  // Every key is calibrated or, where its timings decided nothing (an
+  // unoptimised sanitizer build, a loaded machine), reported not calibrated;
+  // float Abs has a clear scalar/SIMD crossover in an optimised build.
   std::ifstream in(report);
   nlohmann::json j = nlohmann::json::parse(in);
-  ASSERT_EQ(j["calibrated"].size(), 4u);
+  ASSERT_EQ(j["calibrated"].size() + j["not_calibrated"].size(), 4u) << j.dump(2);
+  ASSERT_GE(j["calibrated"].size(), 1u) << j.dump(2);
   for (const auto& c : j["calibrated"]) {
+    EXPECT_NE(first.out.find("calibrated  " + c["key"].get<std::string>()), std::string::npos) << first.out;
     EXPECT_EQ(c["digest"].get<std::string>().size(), 32u);
     EXPECT_FALSE(c["report"]["candidates"].empty());
     EXPECT_EQ(c["report"]["processor"]["architecture"], "x86_64");
   }
+  for (const auto& n : j["not_calibrated"]) {
+    EXPECT_NE(first.out.find("not calibrated: " + n["key"].get<std::string>()), std::string::npos) << first.out;
+  }
 
-  auto second = run_tool({"calibrate", "--cache", cache, "--only-missing"});
+  // The second process loads every stored entry and calibrates only what
+  // was not calibrated before.
+  auto second = run_tool({"calibrate", "--cache", cache, "--only-missing", "--time-budget", "5",
+                          "--memory-budget", "8"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_NE(second.err.find("cache: read " + cache + ": 4 loaded"), std::string::npos) << second.err;
-  EXPECT_NE(second.out.rfind("skipped", 0), std::string::npos) << second.out;  // nothing calibrated again
-  EXPECT_EQ(second.out.find("\ncalibrated  "), std::string::npos) << second.out;
-  EXPECT_NE(second.out.find("skipped     tunekit_cpu/Abs/openmp_simd/double/cpu/abi1"), std::string::npos);
+  EXPECT_NE(second.err.find(loaded_line(cache, j["calibrated"].size())), std::string::npos) << second.err;
+  for (const auto& c : j["calibrated"]) {
+    EXPECT_NE(second.out.find("skipped     " + c["key"].get<std::string>()), std::string::npos) << second.out;
+  }
+  for (const auto& n : j["not_calibrated"]) {
+    EXPECT_EQ(second.out.find("skipped     " + n["key"].get<std::string>()), std::string::npos) << second.out;
+  }
 }
 
 TEST(CalibrateCommand, SelectionFlagsNarrowTheKeys) {
