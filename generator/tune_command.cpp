@@ -13,7 +13,9 @@
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/graph.hpp"
+#include "tunekit/graph/graph_buffers.hpp"
 #include "tunekit/graph/graph_file.hpp"
+#include "tunekit/graph/shape_selection.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 
 namespace tunekit::cli {
@@ -27,22 +29,23 @@ struct TuneOptions {
   int iterations = 0;  // 0: the default of the strategy
   int warmup = 1;
   std::int64_t workspace_limit = -1;
+  std::int64_t memory_budget_mib = 1024;
   bool replace = false;
   bool append = false;
-  std::vector<std::string> shape_sets;  // names; "all" for every set
+  std::vector<std::string> shape_sets;  // names ("base", a set, "all"); empty: every shape
   bool json = false;
 };
 
 struct Problem {
   std::string file;
-  std::string shape_set;  // empty: the file's own dims
+  std::string shape_set;  // "base" (the file's own dims) or a shape set's name
   std::vector<graph::AutotuneResult> results;
   std::string error;
   int exit_code = 0;
 };
 
 void print_table(const Problem& p) {
-  fmt::print("{}{}\n", p.file, p.shape_set.empty() ? "" : " [" + p.shape_set + "]");
+  fmt::print("{} [{}]\n", p.file, p.shape_set);
   if (!p.error.empty()) fmt::print("  failed: {}\n", p.error);
   if (p.results.empty()) return;
   fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  {}\n", "rank", "engine", "knobs", "min ms",
@@ -76,32 +79,22 @@ nlohmann::json problem_json(const Problem& p) {
                           {"error_message", r.error_message}});
   }
   nlohmann::json out{{"graph", p.file}, {"candidates", std::move(candidates)}};
-  out["shape_set"] = p.shape_set.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.shape_set);
+  out["shape_set"] = p.shape_set;
   if (!p.error.empty()) out["error"] = p.error;
   return out;
 }
 
-// Random inputs in [-1, 1) for float tensors; other types stay zero.
-Result<std::vector<platform::DeviceBuffer>> make_buffers(const graph::OperationGraph& og, platform::Device& device,
-                                                         graph::VariantPack& pack) {
-  std::vector<platform::DeviceBuffer> buffers;
+// Zeroes every buffer, then fills float tensors with random values in [-1, 1).
+void fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers) {
   std::mt19937 random(42);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (platform::DeviceBuffer& buffer : buffers.memory) std::memset(buffer.data(), 0, buffer.size());
   for (const graph::Tensor& t : og.tensors()) {
-    if (t->get_is_virtual()) continue;
-    const DataType type = t->get_data_type().value_or(DataType::FLOAT);
-    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, t->span_elements()));
-    Result<platform::DeviceBuffer> buffer = device.allocate(count * core::size_of(type));
-    if (!buffer.ok()) return buffer.error();
-    std::memset(buffer->data(), 0, buffer->size());
-    if (type == DataType::FLOAT) {
-      float* data = static_cast<float*>(buffer->data());
-      for (std::size_t i = 0; i < count; ++i) data[i] = uniform(random);
-    }
-    pack[t->get_uid()] = buffer->data();
-    buffers.push_back(std::move(buffer).value());
+    if (t->get_is_virtual() || t->get_data_type() != DataType::FLOAT) continue;
+    float* data = static_cast<float*>(buffers.pack.at(t->get_uid()));
+    const std::int64_t count = t->span_elements().value();  // the graph is validated
+    for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(random);
   }
-  return buffers;
 }
 
 // Candidate values of a knob: its allowed values, else the powers of two
@@ -142,7 +135,7 @@ Error add_knob_sweeps(graph::Graph& g) {
 
 void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_t> shape_set, graph::Handle& handle,
               const graph::AutotuneConfig& config, const graph::AutotuneStorageConfig& storage,
-              std::int64_t workspace_limit) {
+              const TuneOptions& options) {
   auto fail = [&](int code, std::string message) {
     p.exit_code = code;
     p.error = std::move(message);
@@ -155,16 +148,19 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   if (Error e = add_knob_sweeps(g); e.is_bad()) return fail(1, e.message());
   std::int64_t workspace_size = 0;
   if (Error e = g.get_estimated_max_workspace_size(workspace_size); e.is_bad()) return fail(1, e.message());
-  if (workspace_limit >= 0) workspace_size = workspace_limit;
-  Result<platform::DeviceBuffer> workspace = handle.device().allocate(static_cast<std::size_t>(workspace_size));
-  if (!workspace.ok()) return fail(1, workspace.error().message());
-  graph::VariantPack pack;
-  Result<std::vector<platform::DeviceBuffer>> buffers = make_buffers(g.operation_graph(), handle.device(), pack);
-  if (!buffers.ok()) return fail(1, buffers.error().message());
-  Error tuned = g.autotune(&handle, pack, workspace_size > 0 ? workspace->data() : nullptr, workspace_size, config,
-                           storage, &p.results);
+  if (options.workspace_limit >= 0) workspace_size = options.workspace_limit;
+  // Every buffer is checked against the budget before any is allocated.
+  Result<graph::GraphBuffers> buffers = graph::allocate_graph_buffers(g.operation_graph(), handle.device(),
+                                                                      workspace_size, options.memory_budget_mib << 20);
+  if (!buffers.ok()) {
+    if (buffers.error().code() != ErrorCode::INVALID_VALUE) return fail(1, buffers.error().message());
+    return fail(2, fmt::format("{} (--memory-budget {} MiB)", buffers.error().message(), options.memory_budget_mib));
+  }
+  fill_inputs(g.operation_graph(), *buffers);
+  Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config, storage,
+                           &p.results);
   if (tuned.is_bad()) return fail(tuned.code() == ErrorCode::INVALID_VALUE && !p.results.empty() ? 2 : 1, tuned.message());
-  if (Error e = g.execute(&handle, pack, workspace_size > 0 ? workspace->data() : nullptr); e.is_bad()) {
+  if (Error e = g.execute(&handle, buffers->pack, buffers->workspace); e.is_bad()) {
     return fail(1, "the winner does not execute: " + e.message());
   }
 }
@@ -208,29 +204,21 @@ int run_tune(const TuneOptions& options) {
       fmt::print(stderr, "tunekit tune: {}\n", file.error().message());
       return 2;
     }
-    std::vector<std::optional<std::size_t>> sets;
-    if (options.shape_sets.empty()) sets.push_back(std::nullopt);
-    for (const std::string& name : options.shape_sets) {
-      bool found = false;
-      for (std::size_t i = 0; i < file->shape_sets.size(); ++i) {
-        if (name == "all" || file->shape_sets[i].name == name) {
-          sets.push_back(i);
-          found = true;
-        }
-      }
-      if (!found && name != "all") {
-        fmt::print(stderr, "tunekit tune: {}: shape_sets: no shape set named '{}'\n", path, name);
-        return 2;
-      }
+    Result<std::vector<std::optional<std::size_t>>> sets = graph::select_shapes(*file, options.shape_sets);
+    if (!sets.ok()) {
+      fmt::print(stderr, "tunekit tune: {}\n", sets.error().message());
+      return 2;
     }
-    for (const auto& set : sets) {
-      Problem p{path, set ? file->shape_sets[*set].name : std::string(), {}, {}, 0};
+    for (const auto& set : *sets) {
+      Problem p{path, graph::shape_name(*file, set), {}, {}, 0};
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
-      tune_one(p, *file, set, **handle, config, storage, options.workspace_limit);
+      tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
       exit_code = std::max(exit_code, p.exit_code);
       if (!options.json) print_table(p);
-      if (!p.error.empty()) fmt::print(stderr, "tunekit tune: {}: {}\n", p.file, p.error);
+      if (!p.error.empty()) {
+        fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, p.error);
+      }
       problems.push_back(std::move(p));
     }
   }
@@ -260,7 +248,14 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   tune->add_option("--workspace-limit", options->workspace_limit,
                    "Bytes of workspace; candidates needing more are skipped (default: the largest estimate)")
       ->check(CLI::NonNegativeNumber);
-  tune->add_option("--shape-set", options->shape_sets, "Tune this shape set of the files ('all': every one)");
+  tune->add_option("--memory-budget", options->memory_budget_mib,
+                   "MiB that one shape's buffers (inputs, outputs, workspace) may take together; a shape needing "
+                   "more is refused before anything is allocated")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  tune->add_option("--shape-set", options->shape_sets,
+                   "Tune only this shape of the files, repeatable: a shape set's name, 'base' (the file's own dims) "
+                   "or 'all' (default: every shape, the file's own dims first)");
   auto* replace = tune->add_flag("--replace", options->replace, "Delete the file's existing entries first");
   auto* append = tune->add_flag("--append", options->append, "Keep unrelated entries (the default)");
   replace->excludes(append);

@@ -1,6 +1,8 @@
-// `tunekit tune GRAPH.toml... --output FILE.json`: autotunes the graph files
-// (and their shape sets) with the built-in reference CPU engines, prints the
-// ranked candidates and writes each winner to an engine-override file.
+// `tunekit tune GRAPH.toml... --output FILE.json`: autotunes every shape of
+// the graph files (their own dims and each shape set, or those picked with
+// --shape-set) with the built-in reference CPU engines, within a memory
+// budget, prints the ranked candidates and writes each winner to an
+// engine-override file.
 #pragma once
 
 #include <CLI/CLI.hpp>

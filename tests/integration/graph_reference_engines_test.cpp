@@ -52,6 +52,19 @@ TEST_F(ReferenceEngines, ProviderDeclaresItsCatalogue) {
   EXPECT_EQ(registry->origin(kMatmulBlockedEngine)->catalogue_version, "reference-1");
 }
 
+TEST_F(ReferenceEngines, AWorkspacePastSixtyFourBitsIsRefusedInsteadOfWrapping) {
+  // 2^61 - 1 floats: the tensor's bytes fit in int64, its aligned workspace slot does not.
+  Graph graph;
+  Tensor x = graph.tensor(TensorAttributes().set_name("X").set_uid(1).set_dim({(std::int64_t{1} << 61) - 1}));
+  Tensor hidden = graph.pointwise(x, PointwiseMode::NEG, "neg");
+  graph.pointwise(hidden, PointwiseMode::NEG, "neg2")->set_output(true);
+  ASSERT_TRUE(graph.build_operation_graph(handle.get()).is_good());
+  const Error added = graph.add_engine(kSequentialEngine);
+  EXPECT_EQ(added.code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_EQ(added.message(), "add_engine: the virtual tensors up to " + hidden->describe() +
+                                 " need more than 9223372036854775807 bytes of workspace");
+}
+
 TEST_F(ReferenceEngines, MatmulsMatchADoubleReferenceForEveryTileAndStridedB) {
   const std::int64_t m = 37, k = 29, n = 23;
   const std::vector<float> a = random_values(m * k, 1);

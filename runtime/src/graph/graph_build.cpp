@@ -14,7 +14,10 @@ namespace {
 
 Error invalid(const std::string& message) { return {ErrorCode::INVALID_VALUE, "validate: " + message}; }
 
-// Packed strides, default types and shape checks for one tensor.
+// Packed strides, default types and shape checks for one tensor. The element
+// count, the span its strides reach and that span in bytes must fit in int64,
+// so that every later size computation (buffers, workspaces, kernel loops)
+// is exact.
 Error complete_tensor(TensorAttributes& tensor, DataType io, DataType intermediate) {
   if (tensor.get_dim().empty()) return invalid(fmt::format("tensor {} has no dims", tensor.describe()));
   for (std::size_t i = 0; i < tensor.get_dim().size(); ++i) {
@@ -23,6 +26,7 @@ Error complete_tensor(TensorAttributes& tensor, DataType io, DataType intermedia
                                  tensor.get_dim()[i]));
     }
   }
+  if (Result<std::int64_t> count = tensor.element_count(); !count.ok()) return invalid(count.error().message());
   if (tensor.get_stride().empty()) tensor.set_stride(TensorAttributes::packed_strides(tensor.get_dim()));
   if (tensor.get_stride().size() != tensor.get_dim().size()) {
     return invalid(fmt::format("tensor {} has {} dims but {} strides", tensor.describe(), tensor.get_dim().size(),
@@ -35,6 +39,7 @@ Error complete_tensor(TensorAttributes& tensor, DataType io, DataType intermedia
     }
   }
   if (!tensor.get_data_type()) tensor.set_data_type(tensor.get_is_virtual() ? intermediate : io);
+  if (Result<std::int64_t> bytes = tensor.span_bytes(); !bytes.ok()) return invalid(bytes.error().message());
   return Error::ok();
 }
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "tunekit/graph/shape_selection.hpp"
+
 namespace tunekit::graph {
 namespace {
 
@@ -171,6 +173,12 @@ class Reader {
     if (!name) return fail(&table, field + ".name", "missing");
     Result<std::string> text = string(*name, field + ".name");
     if (!text.ok()) return text.error();
+    if (text->empty()) return fail(name, field + ".name", "must not be empty");
+    if (*text == kBaseShapeName || *text == kAllShapesName) {
+      return fail(name, field + ".name",
+                  fmt::format("'{}' is reserved ('{}' is the file's own dims, '{}' every shape)", *text,
+                              kBaseShapeName, kAllShapesName));
+    }
     set.name = *text;
     for (const char* key : {"dims", "strides"}) {
       const toml::node* node = table.get(key);

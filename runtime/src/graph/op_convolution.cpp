@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "op_check.hpp"
+#include "tunekit/core/checked_math.hpp"
 
 namespace tunekit::graph::detail {
 namespace {
@@ -57,12 +58,21 @@ Error validate_convolution(const OpCheck& check) {
   }
   std::vector<std::int64_t> expected{xd[0], wd[0]};
   for (std::size_t s = 0; s < spatial; ++s) {
-    const std::int64_t extent = xd[s + 2] + 2 * (*padding)[s] - (*dilation)[s] * (wd[s + 2] - 1) - 1;
-    if (extent < 0) {
-      return check.fail_port(w, fmt::format("spatial dim {} of the filter ({}) is larger than the padded input ({})", s,
-                                            wd[s + 2], xd[s + 2] + 2 * (*padding)[s]));
+    // extent = input + 2 * padding - dilation * (filter - 1) - 1, checked:
+    // padding and dilation come from the file and may be huge.
+    const auto twice_padding = core::checked_mul(2, (*padding)[s]);
+    const auto padded = twice_padding ? core::checked_add(xd[s + 2], *twice_padding) : std::nullopt;
+    const auto reach = core::checked_mul((*dilation)[s], wd[s + 2] - 1);
+    const auto extent = padded && reach ? core::checked_sub(*padded, *reach) : std::nullopt;
+    if (!extent) {
+      return check.fail(fmt::format("spatial dim {}: padding {} and dilation {} overflow 64-bit sizes", s,
+                                    (*padding)[s], (*dilation)[s]));
     }
-    expected.push_back(extent / (*stride)[s] + 1);
+    if (*extent - 1 < 0) {
+      return check.fail_port(w, fmt::format("spatial dim {} of the filter ({}) is larger than the padded input ({})", s,
+                                            wd[s + 2], *padded));
+    }
+    expected.push_back((*extent - 1) / (*stride)[s] + 1);
   }
   return check.dims_equal(y, expected);
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "op_check.hpp"
+#include "tunekit/core/checked_math.hpp"
 
 namespace tunekit::graph::detail {
 
@@ -36,7 +37,11 @@ Error validate_resample(const OpCheck& check) {
       return check.fail(fmt::format("spatial dim {}: window {} and stride {} must be positive, padding {} not negative",
                                     s, w, st, p));
     }
-    const std::int64_t extent = x[s + 2] + 2 * p - w;
+    // extent = input + 2 * padding - window, checked: padding comes from the file.
+    const auto twice_padding = core::checked_mul(2, p);
+    const auto padded = twice_padding ? core::checked_add(x[s + 2], *twice_padding) : std::nullopt;
+    if (!padded) return check.fail(fmt::format("spatial dim {}: padding {} overflows 64-bit sizes", s, p));
+    const std::int64_t extent = *padded - w;  // both positive: cannot overflow
     if (extent < 0) return check.fail_port("X", fmt::format("spatial dim {} is smaller than the window {}", s, w));
     expected.push_back(extent / st + 1);
   }

@@ -135,6 +135,11 @@ TEST(GraphFile, FieldErrorsNameFileLineColumnAndField) {
             "g.toml:17:8: tensors[2].name: tensor 'A' is defined twice");
   EXPECT_EQ(error_of(replace(kGood, "dims = { A = [4, 16]", "dims = { Q = [4, 16]")),
             "g.toml:41:14: shape_sets[0].dims.Q: unknown tensor 'Q'");
+  EXPECT_EQ(error_of(replace(kGood, "name = \"wide\"", "name = \"base\"")),
+            "g.toml:40:8: shape_sets[0].name: 'base' is reserved ('base' is the file's own dims, 'all' every shape)");
+  EXPECT_EQ(error_of(replace(kGood, "name = \"wide\"", "name = \"all\"")),
+            "g.toml:40:8: shape_sets[0].name: 'all' is reserved ('base' is the file's own dims, 'all' every shape)");
+  EXPECT_EQ(error_of(replace(kGood, "name = \"wide\"", "name = \"\"")), "g.toml:40:8: shape_sets[0].name: must not be empty");
   EXPECT_EQ(error_of(replace(kGood, "attributes = { mode = \"relu\" }", "attributes = { mode = { x = 1 } }")),
             "g.toml:37:23: operations[1].attributes.mode: expected an integer, number, boolean, string or integer list");
   EXPECT_EQ(error_of("name = \"x\"\n"), "g.toml: tensors: missing");

@@ -2,6 +2,8 @@
 // the exact messages naming the operation, the port and the tensor.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "tunekit/graph/graph.hpp"
 
 namespace tunekit::graph {
@@ -89,6 +91,22 @@ TEST(GraphValidate, ConvolutionComputesOutputDims) {
   EXPECT_EQ(validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {2, 3, 8, 8})}, {"W", t("W", 2, {4, 3, 3, 3})}},
                             {{"Y", t("Y", 3, {2, 4, 6, 6})}}, {}, {{"stride", {1}}})),
             "conv_fprop 'conv': attribute 'stride' has 1 entries, expected 2 (one per spatial dim)");
+}
+
+TEST(GraphValidate, PaddingAndDilationThatOverflowOutputDimsAreRejected) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {1, 1, 8})}, {"W", t("W", 2, {1, 1, 3})}},
+                            {{"Y", t("Y", 3, {1, 1, 6})}}, {}, {{"padding", {kMax / 2 + 1}}})),
+            "conv_fprop 'conv': spatial dim 0: padding 4611686018427387904 and dilation 1 overflow 64-bit sizes");
+  EXPECT_EQ(validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {1, 1, 8})}, {"W", t("W", 2, {1, 1, 3})}},
+                            {{"Y", t("Y", 3, {1, 1, 6})}}, {}, {{"dilation", {kMax}}})),
+            "conv_fprop 'conv': spatial dim 0: padding 0 and dilation 9223372036854775807 overflow 64-bit sizes");
+  EXPECT_EQ(validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {1, 1, 8})}, {"W", t("W", 2, {1, 1, 3})}},
+                            {{"Y", t("Y", 3, {1, 1, 6})}}, {}, {{"dilation", {kMax / 2}}})),
+            "conv_fprop 'conv': W tensor 'W' (uid 2): spatial dim 0 of the filter (3) is larger than the padded input (8)");
+  EXPECT_EQ(validate_one(op(OperationKind::RESAMPLE_FWD, "pool", {{"X", t("X", 1, {1, 1, 8})}}, {{"Y", t("Y", 2, {1, 1, 4})}},
+                            {{"mode", "maxpool"}}, {{"window", {2}}, {"padding", {kMax}}})),
+            "resample_fwd 'pool': spatial dim 0: padding 9223372036854775807 overflows 64-bit sizes");
 }
 
 TEST(GraphValidate, PointwiseArityAndBroadcast) {
@@ -214,6 +232,59 @@ TEST(GraphValidate, WiringErrors) {
   }
 }
 
+// validate() of one pointwise X -> Y whose tensors have these dims (and X these strides).
+std::string validate_sizes(std::vector<std::int64_t> dims, std::vector<std::int64_t> strides = {},
+                           DataType type = DataType::FLOAT) {
+  auto x = t("X", 1, dims);
+  x->set_stride(std::move(strides)).set_data_type(type);
+  auto y = t("Y", 2, std::move(dims));
+  y->set_data_type(type);
+  return validate_one(op(OperationKind::POINTWISE, "p", {{"IN_0", x}}, {{"OUT_0", y}}, {{"mode", "neg"}}));
+}
+
+TEST(GraphValidate, DimsStridesAndTypesWhoseSizesOverflowSixtyFourBitsAreRejectedNamingTheTensor) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t k2to31 = std::int64_t{1} << 31, k2to32 = std::int64_t{1} << 32, k2to62 = std::int64_t{1} << 62;
+  // Element counts past 2^63 - 1.
+  EXPECT_EQ(validate_sizes({k2to32, k2to32}),
+            "validate: tensor 'X' (uid 1): dims [4294967296, 4294967296] hold more than 9223372036854775807 elements");
+  EXPECT_EQ(validate_sizes({kMax, kMax}), "validate: tensor 'X' (uid 1): dims [9223372036854775807, "
+                                          "9223372036854775807] hold more than 9223372036854775807 elements");
+  EXPECT_EQ(validate_sizes({k2to62, 2}),
+            "validate: tensor 'X' (uid 1): dims [4611686018427387904, 2] hold more than 9223372036854775807 elements");
+  // Elements that fit, bytes that do not.
+  EXPECT_EQ(validate_sizes({k2to62, 1}),
+            "validate: tensor 'X' (uid 1): dims [4611686018427387904, 1] with strides [1, 1] span 4611686018427387904 "
+            "elements of float, more than 9223372036854775807 bytes");
+  EXPECT_EQ(validate_sizes({kMax}),
+            "validate: tensor 'X' (uid 1): dims [9223372036854775807] with strides [1] span 9223372036854775807 "
+            "elements of float, more than 9223372036854775807 bytes");
+  EXPECT_EQ(validate_sizes({k2to31, k2to31}),
+            "validate: tensor 'X' (uid 1): dims [2147483648, 2147483648] with strides [2147483648, 1] span "
+            "4611686018427387904 elements of float, more than 9223372036854775807 bytes");
+  EXPECT_EQ(validate_sizes({k2to31, k2to31}, {}, DataType::UINT8), "OK");  // 2^62 bytes: valid; budgets limit memory
+  // Strides that reach past 2^63 - 1 elements, or bytes, from few elements.
+  EXPECT_EQ(validate_sizes({2, 2}, {k2to62, k2to62}),
+            "validate: tensor 'X' (uid 1): dims [2, 2] with strides [4611686018427387904, 4611686018427387904] span "
+            "more than 9223372036854775807 elements");
+  EXPECT_EQ(validate_sizes({2, 1}, {kMax, 1}),
+            "validate: tensor 'X' (uid 1): dims [2, 1] with strides [9223372036854775807, 1] span more than "
+            "9223372036854775807 elements");
+  EXPECT_EQ(validate_sizes({2}, {std::int64_t{1} << 61}),
+            "validate: tensor 'X' (uid 1): dims [2] with strides [2305843009213693952] span 2305843009213693953 "
+            "elements of float, more than 9223372036854775807 bytes");
+  EXPECT_EQ(validate_sizes({2}, {std::int64_t{1} << 61}, DataType::INT8), "OK");
+}
+
+TEST(GraphValidate, MissingNegativeAndZeroDimsAndStridesAreRejected) {
+  EXPECT_EQ(validate_sizes({}), "validate: tensor 'X' (uid 1) has no dims");
+  EXPECT_EQ(validate_sizes({4, -4}), "validate: tensor 'X' (uid 1): dim 1 is -4; dims must be positive");
+  EXPECT_EQ(validate_sizes({std::numeric_limits<std::int64_t>::min()}),
+            "validate: tensor 'X' (uid 1): dim 0 is -9223372036854775808; dims must be positive");
+  EXPECT_EQ(validate_sizes({4, 4}, {4, 0}), "validate: tensor 'X' (uid 1): stride 1 is 0; strides must be positive");
+  EXPECT_EQ(validate_sizes({4, 4}, {-4, 1}), "validate: tensor 'X' (uid 1): stride 0 is -4; strides must be positive");
+}
+
 TEST(GraphValidate, OperationsAreOrderedTopologically) {
   Graph graph;
   auto x = t("X", 1, {4});
@@ -246,10 +317,18 @@ TEST(OperationNames, RoundTrip) {
 
 TEST(TensorAttributes, PackedStridesAndSpan) {
   EXPECT_EQ(TensorAttributes::packed_strides({2, 3, 4}), (std::vector<std::int64_t>{12, 4, 1}));
+  constexpr std::int64_t k2to32 = std::int64_t{1} << 32;
+  EXPECT_EQ(TensorAttributes::packed_strides({k2to32, k2to32, k2to32}),
+            (std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max(), k2to32, 1}));
+  EXPECT_EQ(TensorAttributes().set_dim({k2to32, k2to32, 0}).element_count().value(), 0);
   TensorAttributes tensor;
   tensor.set_dim({2, 3}).set_stride({8, 1});
-  EXPECT_EQ(tensor.element_count(), 6);
-  EXPECT_EQ(tensor.span_elements(), 11);
+  EXPECT_EQ(tensor.element_count().value(), 6);
+  EXPECT_EQ(tensor.span_elements().value(), 11);
+  EXPECT_EQ(tensor.span_bytes().error().message(),
+            "tensor (no uid): the data type is not set, so its size in bytes is unknown");
+  tensor.set_data_type(DataType::DOUBLE);
+  EXPECT_EQ(tensor.span_bytes().value(), 88);
   EXPECT_EQ(tensor.describe(), "(no uid)");
   tensor.set_name("T").set_uid(4);
   EXPECT_EQ(tensor.describe(), "'T' (uid 4)");

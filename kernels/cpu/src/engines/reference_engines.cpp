@@ -3,9 +3,12 @@
 // engines that differ in what they accept and how the matmul loops run.
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "reference_kernels.hpp"
+#include "tunekit/core/checked_math.hpp"
 #include "tunekit/cpu/engines.hpp"
 
 namespace tunekit::cpu {
@@ -48,33 +51,45 @@ Error check_graph(const OperationGraph& graph, std::optional<OperationKind> sing
   return Error::ok();
 }
 
-std::int64_t aligned(std::int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
-
-// Workspace offset of every virtual tensor, by uid, and the total.
-std::map<std::int64_t, std::int64_t> layout(const OperationGraph& graph, std::int64_t& total) {
+// Where the virtual tensors live in the workspace: offset by uid, and the total.
+struct WorkspaceLayout {
   std::map<std::int64_t, std::int64_t> offsets;
-  total = 0;
+  std::int64_t total = 0;
+};
+
+// Sizes are checked: a validated graph has tensors whose bytes fit in int64,
+// but their aligned sum may still not.
+Result<WorkspaceLayout> layout(const OperationGraph& graph) {
+  WorkspaceLayout result;
   for (const graph::Tensor& t : graph.tensors()) {
     if (!t->get_is_virtual()) continue;
-    offsets[t->get_uid()] = total;
-    total += aligned(t->span_elements() * std::int64_t{sizeof(float)});
+    Result<std::int64_t> bytes = t->span_bytes();
+    if (!bytes.ok()) return bytes.error();
+    result.offsets[t->get_uid()] = result.total;
+    const std::optional<std::int64_t> end = core::checked_add(result.total, *bytes);
+    const std::optional<std::int64_t> padded = end ? core::checked_add(*end, kAlignment - 1) : std::nullopt;
+    if (!padded) {
+      return Error(ErrorCode::NOT_SUPPORTED,
+                   fmt::format("the virtual tensors up to {} need more than {} bytes of workspace", t->describe(),
+                               std::numeric_limits<std::int64_t>::max()));
+    }
+    result.total = *padded / kAlignment * kAlignment;
   }
-  return offsets;
+  return result;
 }
 
 class SequentialKernel final : public ExecutionKernel {
  public:
-  SequentialKernel(const OperationGraph& graph, std::int64_t tile) : graph_(graph), tile_(tile) {
-    offsets_ = layout(graph_, workspace_);
-  }
-  std::int64_t workspace_size() const override { return workspace_; }
+  SequentialKernel(const OperationGraph& graph, std::int64_t tile, WorkspaceLayout layout)
+      : graph_(graph), tile_(tile), layout_(std::move(layout)) {}
+  std::int64_t workspace_size() const override { return layout_.total; }
   Error execute(const ExecutionArguments& args) override {
-    if (workspace_ > 0 && (args.workspace == nullptr || args.workspace_size < workspace_)) {
-      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", workspace_)};
+    if (layout_.total > 0 && (args.workspace == nullptr || args.workspace_size < layout_.total)) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", layout_.total)};
     }
     auto view = [&](const graph::Tensor& t) -> reference::View {
       if (t->get_is_virtual()) {
-        return reference::view_of(*t, static_cast<std::byte*>(args.workspace) + offsets_.at(t->get_uid()));
+        return reference::view_of(*t, static_cast<std::byte*>(args.workspace) + layout_.offsets.at(t->get_uid()));
       }
       auto it = args.variant_pack.find(t->get_uid());
       return reference::view_of(*t, it == args.variant_pack.end() ? nullptr : it->second);
@@ -99,8 +114,7 @@ class SequentialKernel final : public ExecutionKernel {
  private:
   OperationGraph graph_;
   std::int64_t tile_;
-  std::int64_t workspace_ = 0;
-  std::map<std::int64_t, std::int64_t> offsets_;
+  WorkspaceLayout layout_;
 };
 
 class ReferenceEngine final : public Engine {
@@ -113,15 +127,17 @@ class ReferenceEngine final : public Engine {
     return check_graph(graph, single_);
   }
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
-    std::int64_t total = 0;
-    layout(graph, total);
-    return total;
+    Result<WorkspaceLayout> planned = layout(graph);
+    if (!planned.ok()) return planned.error();
+    return planned->total;
   }
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
+    Result<WorkspaceLayout> planned = layout(graph);
+    if (!planned.ok()) return planned.error();
     const std::int64_t tile = tile_knob_.empty() ? 0 : knobs.get_int(tile_knob_);
-    return std::unique_ptr<ExecutionKernel>(new SequentialKernel(graph, tile));
+    return std::unique_ptr<ExecutionKernel>(new SequentialKernel(graph, tile, std::move(planned).value()));
   }
 
  private:

@@ -60,8 +60,10 @@ class Graph {
 
   // ---- Steps (graph_build.cpp)
   // Fills defaults (packed strides, data types, uids of tensors without one)
-  // and checks every operation and the wiring: unique uids, one producer per
-  // tensor, virtual tensors produced and consumed inside the graph, no cycle.
+  // and checks every tensor (positive dims and strides; element count, span
+  // and bytes that fit in int64), every operation and the wiring: unique
+  // uids, one producer per tensor, virtual tensors produced and consumed
+  // inside the graph, no cycle.
   Error validate();
   // Validates if needed and freezes the graph for engines on handle's device.
   Error build_operation_graph(Handle* handle);

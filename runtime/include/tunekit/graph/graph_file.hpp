@@ -18,7 +18,7 @@
 //   outputs = { C = "C" }
 //   attributes = { mode = "add", padding = [1, 1] }  # scalars, or integer lists
 //   [[shape_sets]]
-//   name = "small"                     # required, unique
+//   name = "small"                     # required, unique, not "base" or "all" (shape_selection.hpp)
 //   dims = { A = [16, 32] }            # tensor name -> dims
 //   strides = { A = [32, 1] }          # optional; otherwise packed for the new dims
 #pragma once

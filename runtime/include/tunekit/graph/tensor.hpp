@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunekit/core/data_type.hpp"
+#include "tunekit/core/result.hpp"
 
 namespace tunekit::graph {
 
@@ -37,13 +38,22 @@ class TensorAttributes {
   std::optional<DataType> get_data_type() const noexcept { return data_type_; }
   bool get_is_virtual() const noexcept { return virtual_; }
 
+  // Sizes of a tensor with positive dims and strides, computed without
+  // overflow: each is an INVALID_VALUE error naming the tensor and its dims
+  // when the exact value does not fit in int64. validate() rejects such
+  // tensors, so on a validated tensor all three succeed.
+  //
   // Number of elements (product of dims; 1 for a rank-0 tensor).
-  std::int64_t element_count() const noexcept;
+  Result<std::int64_t> element_count() const;
   // Smallest buffer, in elements, that holds every addressed element:
   // 1 + sum((dim - 1) * stride). 0 when a dim is 0.
-  std::int64_t span_elements() const noexcept;
+  Result<std::int64_t> span_elements() const;
+  // span_elements() times the size of the data type, in bytes; an error
+  // also when the data type is unset.
+  Result<std::int64_t> span_bytes() const;
 
-  // Row-major packed strides for dims (last dim has stride 1).
+  // Row-major packed strides for dims (last dim has stride 1). A stride whose
+  // product does not fit saturates at INT64_MAX (element_count() fails there).
   static std::vector<std::int64_t> packed_strides(const std::vector<std::int64_t>& dims);
 
   // "'name' (uid 3)" or "(uid 3)" for an unnamed tensor; used in messages.

@@ -1,0 +1,189 @@
+// `tunekit tune` and the shapes of a graph file: every shape set tuned by
+// default (one entry per shape), --shape-set picking some, and graphs whose
+// sizes overflow 64 bits or exceed the memory budget refused with exit 2
+// before anything is allocated.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "run_tool.hpp"
+
+namespace {
+
+using nlohmann::json;
+using tunekit::testing::run_tool;
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string dims(const std::string& a, const std::string& b) { return "[" + a + ", " + b + "]"; }
+
+// C [m, n] = A [m, k] x B [k, n], float, then the shape sets given as TOML.
+std::string matmul_graph(const std::string& m, const std::string& k, const std::string& n,
+                         const std::string& shape_sets = "") {
+  return "[[tensors]]\nname = \"A\"\nuid = 1\ndims = " + dims(m, k) + "\n[[tensors]]\nname = \"B\"\nuid = 2\ndims = " +
+         dims(k, n) + "\n[[tensors]]\nname = \"C\"\nuid = 3\ndims = " + dims(m, n) +
+         "\n[[operations]]\nkind = \"matmul\"\ninputs = { A = \"A\", B = \"B\" }\noutputs = { C = \"C\" }\n" +
+         shape_sets;
+}
+
+const char* kShapeSets = R"([[shape_sets]]
+name = "small"
+dims = { A = [8, 8], B = [8, 4], C = [8, 4] }
+[[shape_sets]]
+name = "tall"
+dims = { A = [64, 8], B = [8, 4], C = [64, 4] }
+)";
+
+class TuneCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tunekit-tune-cli-XXXXXX";
+    folder = mkdtemp(pattern);
+    graph = folder / "graph.toml";
+    output = (folder / "overrides.json").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(folder); }
+  tunekit::testing::ToolRun tune(std::vector<std::string> extra) {
+    std::vector<std::string> args{"tune", graph.string(), "--output", output, "--strategy", "fixed_average",
+                                  "--iterations", "2", "--warmup", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tool(args);
+  }
+  std::vector<std::string> tuned_shapes(const std::string& json_out) {
+    std::vector<std::string> shapes;
+    for (const json& problem : json::parse(json_out)) shapes.push_back(problem["shape_set"].get<std::string>());
+    return shapes;
+  }
+  std::size_t entries() { return json::parse(read(output))["engine_overrides"].size(); }
+
+  std::filesystem::path folder, graph;
+  std::string output;
+};
+
+TEST_F(TuneCli, EveryShapeIsTunedByDefaultOneEntryPerShape) {
+  write(graph, matmul_graph("16", "24", "8", kShapeSets));
+  auto run = tune({"--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tuned_shapes(run.out), (std::vector<std::string>{"base", "small", "tall"}));
+  EXPECT_EQ(entries(), 3u);
+  std::set<std::vector<std::int64_t>> a_dims;
+  const json doc = json::parse(read(output));
+  for (const json& entry : doc["engine_overrides"]) {
+    ASSERT_EQ(entry["tensors"][0]["tensor_id"], "A");
+    a_dims.insert(entry["tensors"][0]["dim"].get<std::vector<std::int64_t>>());
+  }
+  EXPECT_EQ(a_dims, (std::set<std::vector<std::int64_t>>{{16, 24}, {8, 8}, {64, 8}}));
+}
+
+TEST_F(TuneCli, ShapeSetPicksTheNamedShapesInOrderAndIsRepeatable) {
+  write(graph, matmul_graph("16", "24", "8", kShapeSets));
+  auto picked = tune({"--json", "--shape-set", "tall", "--shape-set", "base"});
+  ASSERT_EQ(picked.exit_code, 0) << picked.err;
+  EXPECT_EQ(tuned_shapes(picked.out), (std::vector<std::string>{"tall", "base"}));
+  EXPECT_EQ(entries(), 2u);
+  auto all = tune({"--json", "--shape-set", "all", "--replace"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(tuned_shapes(all.out), (std::vector<std::string>{"base", "small", "tall"}));
+  EXPECT_EQ(entries(), 3u);
+  auto table = tune({"--shape-set", "small"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(graph.string() + " [small]\n"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("[base]"), std::string::npos) << table.out;
+}
+
+TEST_F(TuneCli, AnUnknownShapeSetIsBadUsageListingTheShapes) {
+  write(graph, matmul_graph("16", "24", "8", kShapeSets));
+  auto run = tune({"--shape-set", "wide"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "tunekit tune: " + graph.string() +
+                         ": shape_sets: no shape set named 'wide' (shapes: base, small, tall)\n");
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+TEST_F(TuneCli, AFileWithoutShapeSetsTunesItsOwnDims) {
+  write(graph, matmul_graph("16", "24", "8"));
+  auto run = tune({"--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(tuned_shapes(run.out), (std::vector<std::string>{"base"}));
+  EXPECT_EQ(entries(), 1u);
+}
+
+// Each of these crashed the reference matmul (SIGSEGV) or began zeroing 16 GiB.
+TEST_F(TuneCli, DimsWhoseSizesOverflowSixtyFourBitsAreBadInputNamingTheTensorAndDims) {
+  struct Case {
+    std::string m, k, message;
+  };
+  const std::vector<Case> cases{
+      {"4294967296", "4294967296",
+       "validate: tensor 'A' (uid 1): dims [4294967296, 4294967296] hold more than 9223372036854775807 elements"},
+      {"4611686018427387904", "1",
+       "validate: tensor 'A' (uid 1): dims [4611686018427387904, 1] with strides [1, 1] span 4611686018427387904 "
+       "elements of float, more than 9223372036854775807 bytes"},
+      {"9223372036854775807", "1",
+       "validate: tensor 'A' (uid 1): dims [9223372036854775807, 1] with strides [1, 1] span 9223372036854775807 "
+       "elements of float, more than 9223372036854775807 bytes"},
+  };
+  for (const Case& c : cases) {
+    write(graph, matmul_graph(c.m, c.k, "1"));
+    auto run = tune({});
+    EXPECT_EQ(run.exit_code, 2) << c.m;
+    EXPECT_EQ(run.err, "tunekit tune: " + graph.string() + " [base]: " + c.message + "\n");
+    EXPECT_FALSE(std::filesystem::exists(output));
+  }
+}
+
+TEST_F(TuneCli, BuffersAboveTheMemoryBudgetAreRefusedBeforeAnyIsAllocated) {
+  // A and C: 2^32 floats each, 16 GiB; the default budget is 1024 MiB.
+  write(graph, matmul_graph("4294967296", "1", "1"));
+  auto huge = tune({});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_EQ(huge.err, "tunekit tune: " + graph.string() +
+                          " [base]: memory budget: tensor 'A' (uid 1) needs 17179869184 bytes, above the budget of "
+                          "1073741824 bytes (--memory-budget 1024 MiB)\n");
+  auto low = tune({"--memory-budget", "1"});
+  EXPECT_EQ(low.exit_code, 2);
+  EXPECT_NE(low.err.find("needs 17179869184 bytes, above the budget of 1048576 bytes (--memory-budget 1 MiB)"),
+            std::string::npos)
+      << low.err;
+  EXPECT_FALSE(std::filesystem::exists(output));
+  EXPECT_EQ(tune({"--memory-budget", "0"}).exit_code, 2);  // CLI11 range check
+}
+
+TEST_F(TuneCli, TheBudgetRefusesATensorJustAboveItAndATotalJustAboveIt) {
+  // A [256, 1025]: 1049600 bytes, just above 1 MiB on its own.
+  write(graph, matmul_graph("256", "1025", "1"));
+  auto alone = tune({"--memory-budget", "1"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_EQ(alone.err, "tunekit tune: " + graph.string() +
+                           " [base]: memory budget: tensor 'A' (uid 1) needs 1049600 bytes, above the budget of "
+                           "1048576 bytes (--memory-budget 1 MiB)\n");
+  // A [256, 1024] is exactly 1 MiB; B [1024, 1] takes the total past it.
+  write(graph, matmul_graph("256", "1024", "1"));
+  auto together = tune({"--memory-budget", "1"});
+  EXPECT_EQ(together.exit_code, 2);
+  EXPECT_EQ(together.err, "tunekit tune: " + graph.string() +
+                              " [base]: memory budget: tensor 'B' (uid 2) needs 4096 bytes, 1052672 with the buffers "
+                              "before it, above the budget of 1048576 bytes (--memory-budget 1 MiB)\n");
+  auto fits = tune({"--memory-budget", "2"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(TuneCli, HelpDocumentsTheMemoryBudgetAndTheShapeSets) {
+  auto run = run_tool({"tune", "--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("--memory-budget"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("]=1024"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("default: every shape"), std::string::npos) << run.out;
+}
+
+}  // namespace
