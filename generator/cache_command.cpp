@@ -1,7 +1,9 @@
 // The `tunekit cache` subcommands. `show` and `merge` work on the file content
 // alone; checks that need a kernel's schema (parameter values, stale ABI)
 // apply only to keys whose schema is registered in this process, and the
-// commands say so when none is.
+// commands say so when none is. Every subcommand reads a cache as the loader
+// does: the intact entries of a damaged file are used and each damaged part
+// is a warning (exit 0); a file nothing can be recovered from exits 2.
 #include "cache_command.hpp"
 
 #include <fmt/format.h>
@@ -98,24 +100,31 @@ nlohmann::json entry_json(const tuning::ParsedKernelTuningCache::Item& item) {
   return j;
 }
 
-// Reads and parses one cache file strictly; prints the problem and returns
-// nullopt when the file is missing, unreadable or malformed (as a whole or in
-// any entry, unless `allow_malformed`).
-std::optional<tuning::ParsedKernelTuningCache> read_strict(const std::filesystem::path& path, std::string_view command,
-                                                           int& code, bool allow_malformed) {
+// Reads one cache file through the library's reader, as the loader and the
+// updater do: a damaged file yields its intact entries, and each damaged
+// part is printed as a warning naming its position. Prints the problem and
+// returns nullopt (exit 2) when the file is unreadable or nothing can be
+// recovered (its header does not parse, or it is beyond the size limit).
+std::optional<tuning::ParsedKernelTuningCache> read_cache(const std::filesystem::path& path, std::string_view command,
+                                                          int& code) {
   Result<std::string> text = store::read_file(path);
   if (!text.ok()) {
     code = fail(command, kBadInput, text.error().message());
     return std::nullopt;
   }
-  Result<tuning::ParsedKernelTuningCache> parsed = tuning::parse_kernel_tuning_cache(*text, path.string());
+  Result<tuning::ParsedKernelTuningCache> parsed = tuning::salvage_kernel_tuning_cache(*text, path.string());
   if (!parsed.ok()) {
     code = fail(command, kBadInput, parsed.error().message());
     return std::nullopt;
   }
-  if (!allow_malformed && !parsed->malformed.empty()) {
-    code = fail(command, kBadInput, parsed->malformed.front().describe(path.string()));
-    return std::nullopt;
+  if (parsed->salvaged) {
+    std::cerr << fmt::format("tunekit cache {}: warning: {} is not valid TOML as a whole ({}); recovered {} entries "
+                             "piece by piece\n",
+                             command, path.string(), parsed->document_error, parsed->entries.size());
+  }
+  for (const auto& bad : parsed->malformed) {
+    std::cerr << fmt::format("tunekit cache {}: warning: skipping a damaged entry: {}\n", command,
+                             bad.describe(path.string()));
   }
   return std::move(*parsed);
 }
@@ -135,13 +144,15 @@ int run_show(const CacheCommandOptions& o) {
     return kSuccess;
   }
   int code = kSuccess;
-  auto parsed = read_strict(*path, "show", code, true);
+  auto parsed = read_cache(*path, "show", code);
   if (!parsed) return code;
   if (o.json) {
     nlohmann::json out;
     out["path"] = path->string();
     out["status"] = "read";
     out["schema_version"] = parsed->schema_version;
+    out["salvaged"] = parsed->salvaged;
+    if (parsed->salvaged) out["document_error"] = parsed->document_error;
     out["entries"] = nlohmann::json::array();
     for (const auto& item : parsed->entries) out["entries"].push_back(entry_json(item));
     out["invalid"] = nlohmann::json::array();
@@ -161,11 +172,11 @@ int run_show(const CacheCommandOptions& o) {
       fmt::print("      versions    library {}, tunekit {}; report {}\n", e.library_version, e.tunekit_version,
                  e.report_digest);
     }
+    for (const auto& bad : parsed->malformed) {
+      fmt::print("  [{}] damaged: {}\n", bad.index, bad.describe(path->string()));
+    }
   }
-  for (const auto& bad : parsed->malformed) {
-    code = fail("show", kBadInput, bad.describe(path->string()));
-  }
-  return code;
+  return kSuccess;
 }
 
 int update_exit_code(const tuning::KernelTuningCacheUpdateReport& report, std::string_view command) {
@@ -184,7 +195,7 @@ int run_merge(const CacheCommandOptions& o) {
   std::vector<tuning::KernelTuningCacheEntry> entries;
   for (const std::string& source : o.sources) {
     int code = kSuccess;
-    auto parsed = read_strict(source, "merge", code, false);
+    auto parsed = read_cache(source, "merge", code);
     if (!parsed) return code;
     for (auto& item : parsed->entries) entries.push_back(std::move(item.entry));
   }
@@ -274,7 +285,7 @@ int run_export(const CacheCommandOptions& o) {
   int code = kSuccess;
   if (!build_export_inputs(o, selection, selector, code)) return code;
   int read_code = kSuccess;
-  if (!read_strict(*path, "export", read_code, true)) return read_code;
+  if (!read_cache(*path, "export", read_code)) return read_code;
   tuning::KernelTuningCacheOptions options;
   options.path = *path;
   options.allow_unregistered_keys = true;

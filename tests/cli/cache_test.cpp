@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -115,13 +116,75 @@ TEST(CacheCommand, MalformedEntryIsNamedAndTheOthersStillShown) {
   bad.replace(bad.find("effective_threads = 8"), 21, "effective_threads = -2");
   write(cache, kHeader + entry("Abs", 1) + bad);
   auto run = run_tool({"cache", "show", "--json", "--cache", cache.string()});
-  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.exit_code, 0) << "partly damaged input is a warning, as for the loader";
   auto json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["entries"].size(), 1u);
+  EXPECT_EQ(json["salvaged"], false);
   ASSERT_EQ(json["invalid"].size(), 1u);
   EXPECT_EQ(json["invalid"][0]["field"], "entries[1].execution.effective_threads");
-  EXPECT_NE(run.err.find(cache.string() + ":"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("tunekit cache show: warning: skipping a damaged entry: " + cache.string() + ":"),
+            std::string::npos)
+      << run.err;
   EXPECT_NE(run.err.find("entries[1].execution.effective_threads"), std::string::npos) << run.err;
+}
+
+// Line of the first occurrence of `what` in `text`, 1-based.
+std::size_t line_of(const std::string& text, const std::string& what) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find(what)), '\n')) + 1;
+}
+
+TEST(CacheCommand, ShowListsTheIntactEntriesOfAFileWithATomlSyntaxErrorAndNamesTheDamagedOne) {
+  Scratch dir;
+  const fs::path cache = dir / "kernel_tuning.toml";
+  std::string broken = entry("Not", 1);
+  broken.insert(broken.find("kernel = "), "this is = = not toml\n");
+  const std::string text = kHeader + entry("Abs", 1) + broken + entry("Abs", 8);
+  write(cache, text);
+  const std::string line = std::to_string(line_of(text, "this is"));
+
+  auto run = run_tool({"cache", "show", "--json", "--cache", cache.string()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  auto json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["salvaged"], true);
+  EXPECT_EQ(json["document_error"].get<std::string>().rfind(cache.string() + ":" + line + ":", 0), 0u)
+      << json["document_error"];
+  ASSERT_EQ(json["entries"].size(), 2u);
+  EXPECT_EQ(json["entries"][0]["kernel"], "Abs");
+  EXPECT_EQ(json["entries"][0]["index"], 0);
+  EXPECT_EQ(json["entries"][1]["index"], 2);
+  EXPECT_EQ(json["entries"][1]["processor"]["model"], 8);
+  ASSERT_EQ(json["invalid"].size(), 1u);
+  EXPECT_EQ(json["invalid"][0]["index"], 1);
+  EXPECT_EQ(json["invalid"][0]["field"], "entries[1]");
+  EXPECT_EQ(json["invalid"][0]["line"], line_of(text, "this is"));
+  EXPECT_NE(run.err.find("warning: " + cache.string() + " is not valid TOML as a whole"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("skipping a damaged entry: " + cache.string() + ":" + line + ":"), std::string::npos) << run.err;
+
+  auto listing = run_tool({"cache", "show", "--cache", cache.string()});
+  EXPECT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_NE(listing.out.find("[0] tunekit_cpu/Abs/portable/float/cpu/abi1"), std::string::npos) << listing.out;
+  EXPECT_NE(listing.out.find("[1] damaged: " + cache.string() + ":" + line + ":"), std::string::npos) << listing.out;
+  EXPECT_NE(listing.out.find("[2] tunekit_cpu/Abs/portable/float/cpu/abi1"), std::string::npos) << listing.out;
+}
+
+std::string dotted(std::size_t parts) {
+  std::string key = "x";
+  for (std::size_t i = 1; i < parts; ++i) key += ".x";
+  return key;
+}
+
+TEST(CacheCommand, ShowOfACacheWithAFiftyThousandPartHeaderExitsTwoNamingTheFile) {
+  Scratch dir;
+  const fs::path cache = dir / "deep.toml";
+  write(cache, kHeader + "[" + dotted(50000) + "]\n");
+  auto run = run_tool({"cache", "show", "--cache", cache.string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "tunekit cache show: " + cache.string() +
+                         ":2:1: table header with more than 64 dotted parts (limit: 64 parts per key)\n");
+  run = run_tool({"cache", "merge", cache.string(), "--cache", (dir / "c.toml").string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(cache.string() + ":2:1: table header"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir / "c.toml"));
 }
 
 TEST(CacheCommand, MergeAddsTheEntriesOfOtherFiles) {
@@ -143,13 +206,36 @@ TEST(CacheCommand, MergeAddsTheEntriesOfOtherFiles) {
   EXPECT_EQ(read(cache), before);
 }
 
-TEST(CacheCommand, MergeRefusesAMalformedSource) {
+TEST(CacheCommand, MergeRefusesASourceWhoseHeaderDoesNotParse) {
   Scratch dir;
-  write(dir / "bad.toml", "schema_version = 1\n[[entries]]\nname = 1\n");
+  write(dir / "bad.toml", "schema_version = = 1\n[[entries]]\nname = 1\n");
   auto run = run_tool({"cache", "merge", (dir / "bad.toml").string(), "--cache", (dir / "c.toml").string()});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find((dir / "bad.toml").string()), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find((dir / "bad.toml").string() + ":1:"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(dir / "c.toml"));
+}
+
+TEST(CacheCommand, MergeTakesTheIntactEntriesOfADamagedSourceAndNamesTheDamagedOnes) {
+  Scratch dir;
+  const fs::path source = dir / "damaged.toml";
+  std::string broken = entry("Not", 1);
+  broken.insert(broken.find("kernel = "), "this is = = not toml\n");
+  const std::string text = kHeader + entry("Abs", 1) + broken + "\n[[entries]]\nname = 1\n";
+  write(source, text);
+  const fs::path cache = dir / "cache.toml";
+  auto run = run_tool({"cache", "merge", source.string(), "--cache", cache.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("skipping a damaged entry: " + source.string() + ":" + std::to_string(line_of(text, "this is")) +
+                         ":"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("entries[2].name: expected a string"), std::string::npos) << run.err;
+  auto show = run_tool({"cache", "show", "--json", "--cache", cache.string()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto json = nlohmann::json::parse(show.out);
+  ASSERT_EQ(json["entries"].size(), 1u);
+  EXPECT_EQ(json["entries"][0]["kernel"], "Abs");
+  EXPECT_TRUE(json["invalid"].empty());
 }
 
 TEST(CacheCommand, PruneExecutionMismatchDropsEntriesOfOtherMachines) {

@@ -119,6 +119,47 @@ TEST_F(OverridesCli, TuneNamesTheFileAndLineOfABadGraph) {
   EXPECT_NE(run.err.find(small.string() + ":2:"), std::string::npos) << run.err;
 }
 
+TEST_F(OverridesCli, TuneOfAGraphWithAFiftyThousandPartHeaderExitsTwoNamingTheFile) {
+  std::string deep = "x";
+  for (int i = 1; i < 50000; ++i) deep += ".x";
+  write(small, matmul_graph(16, 24, 8) + "[" + deep + "]\n");
+  auto run = run_tool(tune({}));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(small.string() + ":17:1: table header with more than 64 dotted parts (limit: 64 parts per key)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+TEST_F(OverridesCli, EveryOverridesCommandRefusesAFileNestedAHundredThousandLevelsNamingIt) {
+  const std::string deep = (folder / "deep.json").string();
+  write(deep, "{\"version\": " + std::string(100000, '[') + "2" + std::string(100000, ']') + ", \"engine_overrides\": []}");
+  const std::string reason = deep + ": line 1, column 76: arrays and objects nested more than 64 levels deep (limit: 64 levels)";
+  for (const char* command : {"show", "validate"}) {
+    auto run = run_tool({"overrides", command, deep});
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_NE(run.err.find(reason), std::string::npos) << command << ": " << run.err;
+  }
+  auto merge = run_tool({"overrides", "merge", deep, "--output", (folder / "merged.json").string()});
+  EXPECT_EQ(merge.exit_code, 2);
+  EXPECT_NE(merge.err.find(reason), std::string::npos) << merge.err;
+  EXPECT_FALSE(std::filesystem::exists(folder / "merged.json"));
+  // lookup reads files as the selection policy does: an unreadable file is
+  // skipped with its reason (exit 0, as for any unreadable file).
+  auto lookup = run_tool({"overrides", "lookup", deep, "--op", "matmul", "--json"});
+  EXPECT_EQ(lookup.exit_code, 0) << lookup.err;
+  const json out = json::parse(lookup.out);
+  ASSERT_EQ(out["skipped"].size(), 1u);
+  EXPECT_EQ(out["skipped"][0]["file"], deep);
+  EXPECT_EQ(out["skipped"][0]["reason"], reason);
+  // tune appends to such a file by moving it aside, as to any file that is not JSON.
+  std::filesystem::create_directories(folder / "out");
+  std::filesystem::copy_file(deep, output);
+  auto tuned = run_tool(tune({}));
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_EQ(json::parse(read(output))["engine_overrides"].size(), 1u);
+}
+
 TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   ASSERT_EQ(run_tool(tune({})).exit_code, 0);
   auto hit = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x24", "--tensor", "B=24x8",

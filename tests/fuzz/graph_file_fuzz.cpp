@@ -1,5 +1,6 @@
 // Fuzz target of the TOML graph-file reader. On any bytes the reader returns
-// instead of crashing; an error names the source; a file that parses builds
+// instead of crashing; an error names the source; a text beyond the TOML
+// limits is refused; a file that parses builds
 // a graph for its own shapes and for every shape set, and validate() returns
 // (accepting or rejecting) without crashing. A broken invariant traps.
 #include <cstddef>
@@ -8,6 +9,7 @@
 
 #include "tunekit/core/log.hpp"
 #include "tunekit/graph/graph_file.hpp"
+#include "tunekit/store/toml_limits.hpp"
 
 namespace {
 
@@ -22,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   log::set_level(log::Level::OFF);
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<graph::GraphFile> file = graph::parse_graph_file(text, "fuzz.toml");
+  if (store::find_toml_limit_violation(text)) require(!file.ok());
   if (!file.ok()) {
     require(file.error().is_bad());
     require(file.error().message().find("fuzz.toml") != std::string::npos);

@@ -49,6 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Result<OverrideFile> file = parse_override_file(text, "fuzz");
   if (!file.ok()) {
     require(file.error().code() == ErrorCode::INVALID_VALUE);
+    require(file.error().message().rfind("fuzz: ", 0) == 0);
+    require(file.error().message().size() < 512);  // values in messages are cut
     return 0;
   }
   require(file->version == 1 || file->version == 2);

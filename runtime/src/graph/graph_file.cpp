@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "tunekit/graph/shape_selection.hpp"
+#include "tunekit/store/toml_limits.hpp"
 
 namespace tunekit::graph {
 namespace {
@@ -274,6 +275,7 @@ class Reader {
 }  // namespace
 
 Result<GraphFile> parse_graph_file(std::string_view text, std::string source_name) {
+  TUNEKIT_RETURN_IF_ERROR(store::check_toml_limits(text, source_name));
   toml::table root;
   try {
     root = toml::parse(text, source_name);

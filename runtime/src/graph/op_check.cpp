@@ -99,7 +99,7 @@ Error OpCheck::ports(std::initializer_list<std::string_view> required_inputs,
 
 Error OpCheck::attributes(std::initializer_list<AttributeRule> rules) const {
   for (const auto& [key, value] : op_.attributes) {
-    auto rule = std::find_if(rules.begin(), rules.end(), [&](const AttributeRule& r) { return r.name == key; });
+    auto rule = std::find_if(rules.begin(), rules.end(), [&, name = key](const AttributeRule& r) { return r.name == name; });
     if (rule == rules.end() || rule->type == AttributeType::LIST) {
       return fail(fmt::format("unknown attribute '{}'", key));
     }
@@ -108,7 +108,7 @@ Error OpCheck::attributes(std::initializer_list<AttributeRule> rules) const {
     }
   }
   for (const auto& [key, list] : op_.list_attributes) {
-    auto rule = std::find_if(rules.begin(), rules.end(), [&](const AttributeRule& r) { return r.name == key; });
+    auto rule = std::find_if(rules.begin(), rules.end(), [&, name = key](const AttributeRule& r) { return r.name == name; });
     if (rule == rules.end()) return fail(fmt::format("unknown attribute '{}'", key));
     if (rule->type != AttributeType::LIST) {
       return fail(fmt::format("attribute '{}' must be {}, got a list", key, type_name(rule->type)));

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "override_json.hpp"
+#include "tunekit/core/excerpt.hpp"
 #include "tunekit/store/atomic_file.hpp"
 
 namespace tunekit::graph {
@@ -94,7 +95,7 @@ Result<KnobSetting> parse_knob(const json& value, const std::string& field) {
   if (auto t = value.find("type"); t != value.end()) {
     if (!t->is_string()) return bad(field + ".type", "expected a string");
     type = knob_type_alias(t->get<std::string>());
-    if (!type) return bad(field + ".type", fmt::format("unknown type '{}' (int, double or string)", t->get<std::string>()));
+    if (!type) return bad(field + ".type", fmt::format("unknown type '{}' (int, double or string)", core::excerpt(t->get<std::string>())));
   } else if (v->is_number_integer()) {
     type = KnobType::INT;
   } else if (v->is_number_float()) {
@@ -174,7 +175,7 @@ Result<OverrideEntry> parse_override_entry(const json& value, std::size_t index,
     if (!criteria->is_object()) return bad("criteria", "expected an object of integers");
     for (const auto& [key, v] : criteria->items()) {
       const std::optional<std::int64_t> i = as_int(v);
-      if (!i) return bad("criteria." + key, "expected an integer");
+      if (!i) return bad("criteria." + core::excerpt(key), "expected an integer");
       entry.criteria[key] = *i;
     }
   }
@@ -188,7 +189,7 @@ Result<OverrideEntry> parse_override_entry(const json& value, std::size_t index,
     Result<OverrideTensor> tensor = parse_tensor((*tensors)[i], field, positional);
     if (!tensor.ok()) return tensor.error();
     if (!positional && !ids.insert(tensor->tensor_id).second) {
-      return bad(field + ".tensor_id", fmt::format("'{}' appears twice", tensor->tensor_id));
+      return bad(field + ".tensor_id", fmt::format("'{}' appears twice", core::excerpt(tensor->tensor_id)));
     }
     entry.tensors.push_back(std::move(tensor).value());
   }
@@ -209,7 +210,7 @@ Result<OverrideEntry> parse_override_entry(const json& value, std::size_t index,
         Result<KnobSetting> knob = parse_knob((*knobs)[i], field);
         if (!knob.ok()) return knob.error();
         if (!knob_ids.insert(knob->knob_id).second) {
-          return bad(field + ".knob_id", fmt::format("'{}' appears twice", knob->knob_id));
+          return bad(field + ".knob_id", fmt::format("'{}' appears twice", core::excerpt(knob->knob_id)));
         }
         entry.knobs.push_back(std::move(knob).value());
       }
@@ -237,19 +238,80 @@ std::string writer_match_key(const OverrideEntry& entry) {
                      fmt::join(tensors, ","));
 }
 
+namespace {
+
+// Thrown by the parser callback at the first array or object one level too deep.
+struct TooDeep {};
+
+// Line and column (1-based, in bytes) of the bracket that opens level
+// `level`. The parser stopped there, so the text before it is valid JSON and
+// its strings can be skipped by their quotes and backslash escapes alone.
+std::pair<std::size_t, std::size_t> position_of_level(std::string_view text, std::size_t level) {
+  std::size_t depth = 0, line = 1, line_start = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth == level) return {line, i - line_start + 1};
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  return {line, text.size() - line_start + 1};
+}
+
+}  // namespace
+
 Result<json> parse_json_text(std::string_view text, const std::string& source) {
+  // The callback sees every array and object as it opens, with the number of
+  // levels already open; stopping there keeps the parsed value shallow.
+  const json::parser_callback_t limit_depth = [](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        static_cast<std::size_t>(depth) >= kOverrideFileMaxNesting) {
+      throw TooDeep{};
+    }
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), limit_depth);
+  } catch (const TooDeep&) {
+    const auto [line, column] = position_of_level(text, kOverrideFileMaxNesting + 1);
+    return Error(ErrorCode::INVALID_VALUE,
+                 fmt::format("{}: line {}, column {}: arrays and objects nested more than {} levels deep (limit: {} "
+                             "levels)",
+                             source, line, column, kOverrideFileMaxNesting, kOverrideFileMaxNesting));
   } catch (const json::parse_error& error) {
     std::string what = error.what();
     const std::string marker = "parse error at ";
     const std::size_t at = what.find(marker);
     if (at != std::string::npos) what = what.substr(at + marker.size());
+    // nlohmann quotes the token it stopped in, which may be a whole string of the file.
+    const std::string last_read = "; last read: '";
+    const std::size_t token = what.find(last_read);
+    const std::size_t token_end = what.rfind('\'');
+    if (token != std::string::npos && token_end > token + last_read.size()) {
+      const std::size_t start = token + last_read.size();
+      what = what.substr(0, start) + core::excerpt(std::string_view(what).substr(start, token_end - start)) +
+             what.substr(token_end);
+    }
     return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", source, what));
   } catch (const std::exception& error) {
     return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", source, error.what()));
   }
 }
+
+std::string value_excerpt(const json& value) { return core::excerpt(value.dump()); }
 
 std::optional<int> override_file_version(const json& document) {
   auto version = document.find("version");
@@ -288,7 +350,8 @@ Result<OverrideFile> parse_override_file(std::string_view text, std::string sour
   const std::optional<int> version = detail::override_file_version(*document);
   if (!version) {
     return Error(ErrorCode::INVALID_VALUE,
-                 fmt::format("{}: version: {} is not supported (1 or 2)", source, (*document)["version"].dump()));
+                 fmt::format("{}: version: {} is not supported (1 or 2)", source,
+                             detail::value_excerpt((*document)["version"])));
   }
   auto entries = document->find("engine_overrides");
   if (entries == document->end()) return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: engine_overrides: missing", source));

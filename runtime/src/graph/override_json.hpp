@@ -21,8 +21,13 @@ Result<OverrideEntry> parse_override_entry(const nlohmann::json& entry, std::siz
 // same match key for the writer's replace-on-match.
 std::string writer_match_key(const OverrideEntry& entry);
 
-// Parses text as JSON; INVALID_VALUE "source: line L, column C: problem".
+// Parses text as JSON, refusing to nest deeper than kOverrideFileMaxNesting;
+// INVALID_VALUE "source: line L, column C: problem". Every reader and writer
+// of override files parses through here.
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source);
+
+// A value for a message: its JSON text, cut by core::excerpt.
+std::string value_excerpt(const nlohmann::json& value);
 
 // The version of a parsed top-level object: 1 when absent, nullopt when
 // the value is not 1 or 2.

@@ -86,7 +86,7 @@ Error check_appendable(const std::filesystem::path& path, const json& stored) {
   if (!stored.is_object()) return refuse(path, "it is not a JSON object");
   if (detail::override_file_version(stored) != 2) {
     return refuse(path, stored.contains("version")
-                            ? fmt::format("its version {} is not 2", stored["version"].dump())
+                            ? fmt::format("its version {} is not 2", detail::value_excerpt(stored["version"]))
                             : std::string("it has no version key (a version-1 file with positional tensors)"));
   }
   auto entries = stored.find("engine_overrides");

@@ -32,8 +32,12 @@ Result<std::vector<KernelTuningProfile>> ExportDeploymentProfiles(const KernelCa
   Result<std::optional<std::string>> text = cache_support::read_cache_file(*path, options);
   if (!text.ok()) return text.error();
   if (!text->has_value()) return Error(ErrorCode::IO_ERROR, fmt::format("{}: no cache file", path->string()));
-  Result<ParsedKernelTuningCache> parsed = parse_kernel_tuning_cache(**text, path->string());
+  Result<ParsedKernelTuningCache> parsed = salvage_kernel_tuning_cache(**text, path->string());
   if (!parsed.ok()) return parsed.error();
+  if (parsed->salvaged) {
+    log::warn("cache: {} is not valid TOML ({}); export uses the {} entries recovered piece by piece",
+              parsed->source, parsed->document_error, parsed->entries.size());
+  }
   for (const KernelTuningCacheEntryError& error : parsed->malformed) {
     log::warn("cache: export skips malformed entry {}", error.describe(parsed->source));
   }

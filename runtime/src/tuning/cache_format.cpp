@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <variant>
 
 #include "toml_support.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/store/toml_limits.hpp"
 #include "tunekit/tuning/kernel_tuning_cache_file.hpp"
 
 namespace tunekit::tuning {
@@ -170,9 +172,28 @@ void read_entries(const toml::table& root, std::size_t first_index, std::size_t 
   }
 }
 
-std::string describe_parse_error(const toml::parse_error& error, const std::string& source, std::size_t line_offset) {
-  return fmt::format("{}:{}:{}: {}", source, error.source().begin.line + line_offset, error.source().begin.column,
-                     error.description());
+// Why a text is not a TOML document tunekit reads: beyond store::TomlLimits
+// (checked first, so that toml++ never sees such a text) or a syntax error.
+struct SyntaxProblem {
+  std::size_t line = 0;  // within the parsed text, 1-based; 0 for the file as a whole (too large)
+  std::size_t column = 0;
+  std::string message;
+};
+
+std::variant<toml::table, SyntaxProblem> parse_toml(std::string_view text, const std::string& source) {
+  if (auto violation = store::find_toml_limit_violation(text)) {
+    return SyntaxProblem{violation->line, violation->column, std::move(violation->message)};
+  }
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    return SyntaxProblem{error.source().begin.line, error.source().begin.column, std::string(error.description())};
+  }
+}
+
+std::string describe(const SyntaxProblem& problem, const std::string& source) {
+  if (problem.line == 0) return fmt::format("{}: {}", source, problem.message);
+  return fmt::format("{}:{}:{}: {}", source, problem.line, problem.column, problem.message);
 }
 
 Result<ParsedKernelTuningCache> parse_document(const toml::table& root, std::string source) {
@@ -210,12 +231,11 @@ Result<ParsedKernelTuningCache> salvage_pieces(std::string_view text, std::strin
   }
   starts.push_back(text.size());
 
-  toml::table header;
-  try {
-    header = toml::parse(text.substr(0, starts[1]), source);
-  } catch (const toml::parse_error& error) {
-    return Error(ErrorCode::INVALID_VALUE, describe_parse_error(error, source, 0));
+  auto header_piece = parse_toml(text.substr(0, starts[1]), source);
+  if (auto* problem = std::get_if<SyntaxProblem>(&header_piece)) {
+    return Error(ErrorCode::INVALID_VALUE, describe(*problem, source));
   }
+  const toml::table& header = std::get<toml::table>(header_piece);
   TUNEKIT_RETURN_IF_ERROR(read_header(header, source, false));
 
   ParsedKernelTuningCache parsed;
@@ -226,14 +246,13 @@ Result<ParsedKernelTuningCache> salvage_pieces(std::string_view text, std::strin
   for (std::size_t piece = 1; piece + 1 < starts.size(); ++piece) {
     const std::size_t index = piece - 1;
     const std::size_t offset = start_lines[piece];
-    toml::table root;
-    try {
-      root = toml::parse(text.substr(starts[piece], starts[piece + 1] - starts[piece]), source);
-    } catch (const toml::parse_error& error) {
-      parsed.malformed.push_back({index, entry_path(index), std::string(error.description()),
-                                  error.source().begin.line + offset, error.source().begin.column});
+    auto parsed_piece = parse_toml(text.substr(starts[piece], starts[piece + 1] - starts[piece]), source);
+    if (auto* problem = std::get_if<SyntaxProblem>(&parsed_piece)) {
+      parsed.malformed.push_back({index, entry_path(index), std::move(problem->message), problem->line + offset,
+                                  problem->column});
       continue;
     }
+    const toml::table& root = std::get<toml::table>(parsed_piece);
     const toml::node* entries = root.get("entries");
     if (root.size() != 1 || !entries || !entries->is_array() || entries->as_array()->size() != 1) {
       parsed.malformed.push_back({index, entry_path(index), "the piece after [[entries]] holds more than one entry",
@@ -270,23 +289,19 @@ std::string KernelTuningCacheEntryError::describe(std::string_view source) const
 }
 
 Result<ParsedKernelTuningCache> parse_kernel_tuning_cache(std::string_view text, std::string source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    return Error(ErrorCode::INVALID_VALUE, describe_parse_error(error, source, 0));
-  }
-  return parse_document(root, std::move(source));
+  auto root = parse_toml(text, source);
+  if (auto* problem = std::get_if<SyntaxProblem>(&root)) return Error(ErrorCode::INVALID_VALUE, describe(*problem, source));
+  return parse_document(std::get<toml::table>(root), std::move(source));
 }
 
 Result<ParsedKernelTuningCache> salvage_kernel_tuning_cache(std::string_view text, std::string source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    return salvage_pieces(text, source, describe_parse_error(error, source, 0));
+  auto root = parse_toml(text, source);
+  if (auto* problem = std::get_if<SyntaxProblem>(&root)) {
+    // Too large as a whole: no piece is read either.
+    if (problem->line == 0) return Error(ErrorCode::INVALID_VALUE, describe(*problem, source));
+    return salvage_pieces(text, source, describe(*problem, source));
   }
-  return parse_document(root, std::move(source));
+  return parse_document(std::get<toml::table>(root), std::move(source));
 }
 
 }  // namespace tunekit::tuning

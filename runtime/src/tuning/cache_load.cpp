@@ -149,7 +149,7 @@ KernelTuningCacheLoadReport LoadKernelTuningCacheText(std::string_view text, std
                                                       const KernelTuningCacheOptions& options) {
   KernelTuningCacheLoadReport report;
   report.path = source;
-  Result<ParsedKernelTuningCache> parsed = parse_kernel_tuning_cache(text, std::move(source));
+  Result<ParsedKernelTuningCache> parsed = salvage_kernel_tuning_cache(text, std::move(source));
   if (!parsed.ok()) {
     report.file_status = parsed.error().code() == ErrorCode::NOT_SUPPORTED
                              ? KernelTuningCacheFileStatus::UNSUPPORTED_VERSION
@@ -160,6 +160,11 @@ KernelTuningCacheLoadReport LoadKernelTuningCacheText(std::string_view text, std
     return report;
   }
   report.file_status = KernelTuningCacheFileStatus::READ;
+  if (parsed->salvaged) {
+    report.salvage_reason = parsed->document_error;
+    log::warn("cache: {} is not valid TOML ({}); recovered {} entries piece by piece", parsed->source,
+              parsed->document_error, parsed->entries.size());
+  }
   judge(*parsed, selection, options, report);
   log::info("cache: {}", report.summary());
   return report;

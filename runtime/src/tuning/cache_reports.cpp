@@ -68,6 +68,7 @@ std::size_t KernelTuningCacheLoadReport::count(KernelTuningCacheEntryStatus stat
 std::string KernelTuningCacheLoadReport::summary() const {
   std::string text = fmt::format("{} {}", to_string(file_status), path.string());
   if (!file_reason.empty()) text += fmt::format(" ({})", file_reason);
+  if (!salvage_reason.empty()) text += fmt::format(" (recovered piece by piece: {})", salvage_reason);
   std::vector<std::string> parts;
   for (auto status : {KernelTuningCacheEntryStatus::LOADED, KernelTuningCacheEntryStatus::SKIPPED,
                       KernelTuningCacheEntryStatus::INCOMPATIBLE, KernelTuningCacheEntryStatus::STALE_ABI,

@@ -9,6 +9,7 @@
 
 #include "toml_support.hpp"
 #include "tunekit/store/atomic_file.hpp"
+#include "tunekit/store/toml_limits.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
 
 namespace tunekit::tuning {
@@ -135,6 +136,7 @@ std::string format_deployment_profiles(std::span<const KernelTuningProfile> prof
 }
 
 Result<std::vector<KernelTuningProfile>> parse_deployment_profiles(std::string_view text, std::string source) {
+  TUNEKIT_RETURN_IF_ERROR(store::check_toml_limits(text, source));
   toml::table root;
   try {
     root = toml::parse(text, source);

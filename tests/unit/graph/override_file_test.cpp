@@ -153,5 +153,59 @@ TEST(OverrideFile, ReadingAMissingFileIsAnIoError) {
   EXPECT_NE(file.error().message().find("/nonexistent/tunekit/overrides.json"), std::string::npos);
 }
 
+// {"version": [[[...1...]]], "engine_overrides": []} with `levels` arrays.
+std::string deep_version(std::size_t levels) {
+  return "{\"version\": " + std::string(levels, '[') + "1" + std::string(levels, ']') + ", \"engine_overrides\": []}";
+}
+
+TEST(OverrideFile, AVersionNestedAHundredThousandLevelsIsRefusedNamingSourcePositionAndLimit) {
+  Result<OverrideFile> file = parse_override_file(deep_version(100000), "deep.json");
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.error().code(), ErrorCode::INVALID_VALUE);
+  // The file's object is level 1, so the 64th '[' opens level 65.
+  EXPECT_EQ(file.error().message(),
+            "deep.json: line 1, column 76: arrays and objects nested more than 64 levels deep (limit: 64 levels)");
+  EXPECT_EQ(kOverrideFileMaxNesting, 64u);
+}
+
+TEST(OverrideFile, NestingUpToTheLimitIsReadAndDeeperObjectsAreRefusedToo) {
+  // 63 arrays inside the file's object: 64 levels, read; the version is then unsupported.
+  Result<OverrideFile> at_limit = parse_override_file(deep_version(63), "a.json");
+  ASSERT_FALSE(at_limit.ok());
+  EXPECT_EQ(at_limit.error().message().rfind("a.json: version: [[[[", 0), 0u) << at_limit.error().message();
+  EXPECT_EQ(parse_override_file(deep_version(64), "b.json").error().message(),
+            "b.json: line 1, column 76: arrays and objects nested more than 64 levels deep (limit: 64 levels)");
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":\n";
+  EXPECT_EQ(parse_override_file(objects, "c.json").error().message(),
+            "c.json: line 65, column 1: arrays and objects nested more than 64 levels deep (limit: 64 levels)");
+  // Brackets inside strings (after an escaped quote, too) are not levels.
+  const std::string prefix = "{\"note\": \"\\\"" + std::string(1000, '[') + "\", \"version\": ";
+  Result<OverrideFile> strings = parse_override_file(prefix + "2, \"engine_overrides\": []}", "d.json");
+  ASSERT_TRUE(strings.ok()) << strings.error().message();
+  EXPECT_EQ(parse_override_file(prefix + std::string(100, '[') + "]", "d.json").error().message(),
+            "d.json: line 1, column " + std::to_string(prefix.size() + 64) +
+                ": arrays and objects nested more than 64 levels deep (limit: 64 levels)");
+}
+
+TEST(OverrideFile, AValueQuotedInAMessageIsCutToEightyBytes) {
+  const std::string long_text(1000, 'v');
+  Result<OverrideFile> file = parse_override_file(R"({"version": ")" + long_text + R"(", "engine_overrides": []})", "e.json");
+  ASSERT_FALSE(file.ok());
+  // The JSON text of the value is a quote and 79 of its letters, then "...".
+  EXPECT_EQ(file.error().message(), "e.json: version: \"" + std::string(79, 'v') + "... is not supported (1 or 2)");
+
+  // The parser's own message quotes the token it stopped in: cut as well.
+  Result<OverrideFile> unterminated = parse_override_file(R"({"version": ")" + long_text, "u.json");
+  ASSERT_FALSE(unterminated.ok());
+  EXPECT_NE(unterminated.error().message().find("last read: '\"" + std::string(79, 'v') + "...'"), std::string::npos)
+      << unterminated.error().message();
+  EXPECT_LT(unterminated.error().message().size(), 300u);
+
+  Result<OverrideFile> deep = parse_override_file(deep_version(63), "a.json");
+  EXPECT_EQ(deep.error().message(), "a.json: version: " + std::string(63, '[') + "1" +
+                                        std::string(16, ']') + "... is not supported (1 or 2)");
+}
+
 }  // namespace
 }  // namespace tunekit::graph

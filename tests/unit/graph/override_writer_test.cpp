@@ -402,6 +402,36 @@ TEST_F(OverrideWriter, AutotuneReportsARefusedAppendButKeepsTheWinnerSelected) {
   EXPECT_TRUE(graph.execute(handle.get(), pack, workspace.data()).is_good());
 }
 
+std::string deep_version(std::size_t levels) {
+  return "{\"version\": " + std::string(levels, '[') + "1" + std::string(levels, ']') + ", \"engine_overrides\": []}";
+}
+
+TEST_F(OverrideWriter, AFileNestedAHundredThousandLevelsIsUnreadableAndMovedAsideBeforeTheWinnerIsWritten) {
+  const std::string deep = deep_version(100000);
+  write(path, deep);
+  LogCapture logs;
+  Result<OverrideWriteReport> report = store(winner());
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  ASSERT_TRUE(report->moved_aside);
+  EXPECT_EQ(read(*report->moved_aside), deep);
+  EXPECT_EQ(logs.count_containing("autotune: " + path.string() + " could not be read (" + path.string() +
+                                      ": line 1, column 76: arrays and objects nested more than 64 levels deep",
+                                  log::Level::ERROR),
+            1);
+  EXPECT_EQ(document()["version"], 2);
+  EXPECT_EQ(document()["engine_overrides"].size(), 1u);
+}
+
+TEST_F(OverrideWriter, ARefusalQuotesAnOverlongVersionCutToEightyBytes) {
+  const std::string text = R"({"version": ")" + std::string(1000, '9') + R"(", "engine_overrides": []})";
+  write(path, text);
+  Result<OverrideWriteReport> report = store(winner());
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.error().message().find("its version \"" + std::string(79, '9') + "... is not 2"), std::string::npos)
+      << report.error().message();
+  EXPECT_EQ(read(path), text);
+}
+
 TEST(OverrideTimestamp, IsIso8601Utc) {
   EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00Z");
   EXPECT_EQ(iso8601_utc(1776767400), "2026-04-21T10:30:00Z");
@@ -425,6 +455,18 @@ TEST(OverrideMerge, EarlierInputsThenEarlierEntriesWinAndUnknownFieldsSurvive) {
   EXPECT_EQ(out["engine_overrides"][1]["note"], "y");
   write(folder / "v1.json", R"({"engine_overrides": []})");
   EXPECT_EQ(merge_override_files({folder / "v1.json"}, folder / "out.json").error().code(), ErrorCode::INVALID_VALUE);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(OverrideMerge, AnInputNestedAHundredThousandLevelsIsRefusedNamingItAndNothingIsWritten) {
+  const std::filesystem::path folder = temporary_folder();
+  write(folder / "deep.json", deep_version(100000));
+  Result<std::size_t> merged = merge_override_files({folder / "deep.json"}, folder / "out.json");
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().message(), (folder / "deep.json").string() +
+                                          ": line 1, column 76: arrays and objects nested more than 64 levels deep "
+                                          "(limit: 64 levels)");
+  EXPECT_FALSE(std::filesystem::exists(folder / "out.json"));
   std::filesystem::remove_all(folder);
 }
 

@@ -167,5 +167,34 @@ TEST_F(DeploymentTest, MissingCacheIsAnError) {
   EXPECT_THAT(profiles.error().message(), HasSubstr("no cache file"));
 }
 
+TEST_F(DeploymentTest, AFileWithAFiftyThousandPartHeaderIsRefusedNamingFileLineAndLimit) {
+  std::string deep = "x";
+  for (int i = 1; i < 50000; ++i) deep += ".x";
+  const std::string limit = "table header with more than 64 dotted parts (limit: 64 parts per key)";
+  auto parsed = parse_deployment_profiles("schema_version = 1\n\n[[profiles]]\nname = \"p\"\n[profiles." + deep + "]\n",
+                                          "deploy.toml");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(parsed.error().message(), "deploy.toml:5:1: " + limit);
+
+  const fs::path file = dir.path() / "deep.toml";
+  testing::write_text(file, "[" + deep + "]\n");
+  Error e = ImportDeploymentProfiles(file, target);
+  EXPECT_EQ(e.message(), file.string() + ":1:1: " + limit);
+  EXPECT_EQ(target.generation_number(), 2u);
+}
+
+TEST_F(DeploymentTest, ExportUsesTheIntactEntriesOfADamagedCache) {
+  calibrate_on_farm({calibrated(DataType::FLOAT, milan(), 96), calibrated(DataType::DOUBLE, milan(), 48)});
+  std::string text = testing::read_text(*options.path);
+  const auto second = text.find("[[entries]]", text.find("[[entries]]") + 1);
+  text.insert(text.find("kernel = ", second), "this is = = not toml\n");
+  testing::write_text(*options.path, text);
+  auto profiles = ExportDeploymentProfiles({}, milan_selector(), options);
+  ASSERT_TRUE(profiles.ok()) << profiles.error().message();
+  ASSERT_EQ(profiles->size(), 1u);
+  EXPECT_EQ((*profiles)[0].parameters.key, gemm_key(DataType::FLOAT));
+}
+
 }  // namespace
 }  // namespace tunekit::tuning

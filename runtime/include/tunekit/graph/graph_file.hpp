@@ -63,7 +63,10 @@ struct GraphFile {
 };
 
 // IO_ERROR when the file cannot be read; INVALID_VALUE for bad TOML or a bad
-// field, with "source:line:column: field: problem".
+// field, with "source:line:column: field: problem", and for a text beyond
+// store::TomlLimits (16 MiB, 64 parts per key, 64 nesting levels), checked
+// before toml++ sees it: "source:line:column: table header with more than 64
+// dotted parts (limit: 64 parts per key)".
 Result<GraphFile> read_graph_file(const std::filesystem::path& path);
 Result<GraphFile> parse_graph_file(std::string_view text, std::string source_name);
 

@@ -18,6 +18,13 @@ namespace tunekit::graph {
 
 inline constexpr int kOverrideFileVersion = 2;
 
+// Arrays and objects nested deeper than this make a file unreadable: the
+// reader stops there, before building a value that deep (its printing and
+// destruction would recurse once per level and could overflow the stack). An
+// override file written by tunekit nests 6 levels (the file, the entry list,
+// an entry, its tensors, a tensor, its dims).
+inline constexpr std::size_t kOverrideFileMaxNesting = 64;
+
 struct OverrideEntryProblem {
   std::size_t index = 0;
   std::string reason;
@@ -31,8 +38,11 @@ struct OverrideFile {
 };
 
 // INVALID_VALUE "source: line L, column C: problem" when the text is not
-// JSON, and "source: problem" when it is not an override file (not an
-// object, engine_overrides missing or not an array, version other than 1 or 2).
+// JSON or nests more than kOverrideFileMaxNesting levels ("... nested more
+// than 64 levels deep (limit: 64 levels)"), and "source: problem" when it is
+// not an override file (not an object, engine_overrides missing or not an
+// array, version other than 1 or 2). Values quoted in messages are cut to
+// core::kExcerptBytes.
 Result<OverrideFile> parse_override_file(std::string_view text, std::string source);
 // As above; IO_ERROR naming the path when it cannot be read.
 Result<OverrideFile> read_override_file(const std::filesystem::path& path);

@@ -25,13 +25,15 @@ Error validate_deployment_selector(const CpuSelector& selector);
 
 // The selected cache entries (options.path or the default cache) measured on
 // a processor the selector accepts, as profiles constrained by `selector`
-// with the entry's parameters and `priority`, sorted by key. Entries that are
-// malformed, not selected, measured on a processor outside the selector, of a
-// stale ABI, or without a registered schema (unless
-// options.allow_unregistered_keys) are left out and logged; registered
-// schemas validate the parameters. Errors: an invalid or inexplicit selector;
-// an unreadable, missing or unparsable cache; two entries of one key that the
-// selector both accepts (narrow it, for example with thread bounds).
+// with the entry's parameters and `priority`, sorted by key. The cache is
+// read by salvage_kernel_tuning_cache, so a damaged file yields its intact
+// entries. Entries that are malformed or damaged, not selected, measured on a
+// processor outside the selector, of a stale ABI, or without a registered
+// schema (unless options.allow_unregistered_keys) are left out and logged;
+// registered schemas validate the parameters. Errors: an invalid or
+// inexplicit selector; an unreadable or missing cache, or one from which
+// nothing can be recovered (its header does not parse); two entries of one
+// key that the selector both accepts (narrow it, for example with thread bounds).
 Result<std::vector<KernelTuningProfile>> ExportDeploymentProfiles(const KernelCalibrationSelection& selection,
                                                                   const CpuSelector& selector,
                                                                   const KernelTuningCacheOptions& options = {},
@@ -41,7 +43,8 @@ Result<std::vector<KernelTuningProfile>> ExportDeploymentProfiles(const KernelCa
 std::string format_deployment_profiles(std::span<const KernelTuningProfile> profiles);
 // Reads a deployment profile file: every profile must parse and carry a
 // valid, explicit selector, or the whole file is an error naming
-// "<source>:<line>:<column>: <field>: <reason>".
+// "<source>:<line>:<column>: <field>: <reason>". A text beyond
+// store::TomlLimits is refused before it is parsed, naming the line and the limit.
 Result<std::vector<KernelTuningProfile>> parse_deployment_profiles(std::string_view text, std::string source);
 
 // Atomic replace of `path` (folders created) with format_deployment_profiles.

@@ -170,6 +170,10 @@ struct KernelTuningCacheLoadReport {
   std::filesystem::path path;
   KernelTuningCacheFileStatus file_status = KernelTuningCacheFileStatus::UNREADABLE;
   std::string file_reason;  // why the file was not read; empty when READ or NOT_FOUND
+  // READ only: set when the TOML did not parse as a whole and the entries were
+  // recovered piece by piece; why the whole did not ("<source>:<line>:<column>:
+  // reason"). The damaged pieces are INVALID entries with their lines.
+  std::string salvage_reason;
   std::vector<KernelTuningCacheEntryReport> entries;  // one per entry, in file order
   // Registered, selected keys that received no entry from this file.
   std::vector<KernelTuningKey> missing;
@@ -185,7 +189,11 @@ struct KernelTuningCacheLoadReport {
 
 // Reads the cache under a shared lock (reading without it when the lock
 // cannot be taken: writers replace the file by rename, so a read sees one
-// whole version) and judges every entry alone, in this order: malformed →
+// whole version) through salvage_kernel_tuning_cache, as the updater and
+// `tunekit cache` do, so the intact entries of a damaged file still load
+// (`salvage_reason` says why the whole did not parse). A header that does not
+// parse, or a file beyond the size limit, is MALFORMED and loads nothing.
+// Every entry is judged alone, in this order: malformed or damaged →
 // INVALID; not selected → SKIPPED; complete key repeated → DUPLICATE (every
 // copy); key registered only under another ABI → STALE_ABI; no schema →
 // UNREGISTERED; parameters failing the schema, or a name already used by

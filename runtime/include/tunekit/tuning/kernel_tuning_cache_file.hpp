@@ -76,8 +76,11 @@ struct ParsedKernelTuningCache {
   std::string document_error;  // why the whole document did not parse (salvaged only)
 };
 
-// Reads a whole cache document. The result is an error (INVALID_VALUE, the
-// message "<source>:<line>:<column>: <reason>") when the TOML does not parse,
+// Reads a whole cache document, strictly: the check that a file is intact
+// (tests, the round trip of what was written). The result is an error
+// (INVALID_VALUE, the message "<source>:<line>:<column>: <reason>") when the
+// text is beyond store::TomlLimits (16 MiB, 64 parts per key, 64 nesting
+// levels; checked before toml++ sees it), the TOML does not parse,
 // `schema_version` is missing or not a positive integer, or `entries` is not
 // an array of tables; NOT_SUPPORTED when schema_version is newer than this
 // build's. Every entry is then checked on its own: types, ranges, known data
@@ -86,12 +89,18 @@ struct ParsedKernelTuningCache {
 // others are returned. Schemas are not consulted.
 Result<ParsedKernelTuningCache> parse_kernel_tuning_cache(std::string_view text, std::string source);
 
-// As parse_kernel_tuning_cache, but when the document does not parse as TOML
-// it is cut before every line that starts with `[[entries]]` and each piece
-// is parsed alone, so a truncated or partly overwritten file still yields
-// its intact entries (`salvaged` is then true; the pieces that fail are
-// `malformed`). The header piece must still parse and carry a supported
-// schema_version, otherwise nothing is recovered and the result is an error.
+// The reader of cache files: the loader, the updater, export and every
+// `tunekit cache` command read through it, so all of them recover the same
+// entries from a damaged file and name the same damaged parts. As
+// parse_kernel_tuning_cache, but when the document does not parse as TOML
+// (or a part of it is beyond the key and nesting limits) it is cut before
+// every line that starts with `[[entries]]` and each piece is checked and
+// parsed alone, so a truncated or partly overwritten file still yields its
+// intact entries (`salvaged` is then true; the pieces that fail are
+// `malformed`, with the position in the whole file). The header piece must
+// still parse and carry a supported schema_version, and the file must be
+// within the size limit, otherwise nothing is recovered and the result is an
+// error.
 Result<ParsedKernelTuningCache> salvage_kernel_tuning_cache(std::string_view text, std::string source);
 
 // The TOML text of `entries`, byte-identical for equal inputs: entries sorted
