@@ -40,9 +40,17 @@ std::string profile_file(const std::string& parameters, const std::string& kerne
          parameters;
 }
 
-// The one stretch in which `before` and `after` differ: the common prefix
-// and suffix removed.
-std::pair<std::string, std::string> difference(const std::string& before, const std::string& after) {
+// Whether `after` is `before` with only bytes inside `value` (whose first
+// occurrence after `anchor` is the old value) changed: the common prefix and
+// suffix of the two texts must cover everything outside the value.
+::testing::AssertionResult only_value_changed(const std::string& before, const std::string& after,
+                                              const std::string& anchor, const std::string& value,
+                                              const std::string& replacement) {
+  const auto at = before.find(value, before.find(anchor));
+  if (at == std::string::npos) return ::testing::AssertionFailure() << "no " << value << " after " << anchor;
+  if (after != before.substr(0, at) + replacement + before.substr(at + value.size())) {
+    return ::testing::AssertionFailure() << "the texts differ elsewhere:\n" << after;
+  }
   std::size_t prefix = 0;
   while (prefix < before.size() && prefix < after.size() && before[prefix] == after[prefix]) ++prefix;
   std::size_t suffix = 0;
@@ -50,7 +58,10 @@ std::pair<std::string, std::string> difference(const std::string& before, const 
          before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix]) {
     ++suffix;
   }
-  return {before.substr(prefix, before.size() - prefix - suffix), after.substr(prefix, after.size() - prefix - suffix)};
+  if (prefix < at || before.size() - suffix > at + value.size()) {
+    return ::testing::AssertionFailure() << "bytes outside the value changed";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 class Promote : public ::testing::Test {
@@ -73,7 +84,7 @@ TEST_F(Promote, OneNamedParameterChangesOnlyItsValueBytes) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "promoted  blocked_gemm algorithm.tile_k: 256 -> 512 (profile 'milan-gemm')\n");
   const std::string after = read(spec);
-  EXPECT_EQ(difference(original, after), (std::pair<std::string, std::string>{"256", "512"}));
+  EXPECT_TRUE(only_value_changed(original, after, "name = \"algorithm.tile_k\"", "256", "512"));
   EXPECT_NE(after.find("default   =   512     # spacing and this comment stay as they are when promoted\n"),
             std::string::npos);
 }
@@ -170,7 +181,8 @@ TEST_F(Promote, AProfileExportedFromTheCacheBecomesTheTunekitCpuDefault) {
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", cpu_spec.string(), "--parameter",
                        "parallel.minimum_elements"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(difference(cpu_original, read(cpu_spec)), (std::pair<std::string, std::string>{"1048576", "65536"}));
+  EXPECT_TRUE(only_value_changed(cpu_original, read(cpu_spec), "name = \"parallel.minimum_elements\"", "1048576",
+                                 "65536"));
 }
 
 }  // namespace

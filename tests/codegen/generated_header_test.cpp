@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "small_tuning.hpp"
@@ -18,6 +20,21 @@ using tunekit::Value;
 using tunekit::tuning::KernelTuningKey;
 using tunekit::tuning::KernelTuningParameters;
 using tunekit::tuning::KernelTuningRegistry;
+
+std::string read(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The build generated the header with tunekit_gen; the golden file was
+// checked against `tunekit gen-defaults` (tests/cli): the two agree.
+TEST(GeneratedHeader, BuildHeaderEqualsTheGoldenFile) {
+  const std::string golden = read(TUNEKIT_SMALL_GOLDEN_PATH);
+  ASSERT_FALSE(golden.empty());
+  EXPECT_EQ(read(TUNEKIT_SMALL_HEADER_PATH), golden);
+}
 
 TEST(GeneratedHeader, StructMembersHoldTheSpecDefaults) {
   const demo::tuning::BlockedGemmTuning gemm;
