@@ -1,11 +1,13 @@
 // The tunekit command-line tool. Exit codes: 0 success, 1 a tuning failure,
-// 2 bad usage or bad input.
+// 2 bad usage or bad input, 3 an output that could not be written.
 #include <CLI/CLI.hpp>
 
 #include "cache_command.hpp"
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
+#include "gen_defaults_command.hpp"
 #include "overrides_command.hpp"
+#include "promote_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 #include "tunekit/cpu/register.hpp"
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
   tunekit::cli::add_calibrate_command(app, exit_code);
   tunekit::cli::add_tune_command(app, exit_code);
   tunekit::cli::add_overrides_command(app, exit_code);
+  tunekit::codegen::add_gen_defaults_command(app, exit_code);
+  tunekit::cli::add_promote_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -83,13 +83,9 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
 }
 
 void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::KernelCalibrationRegistry& functions) {
-  for (UnaryOp op : {UnaryOp::ABS, UnaryOp::NOT}) {
-    for (DataType type : core::all_data_types()) {
-      if (!supports(op, type)) continue;
-      const tuning::KernelTuningKey key = unary_key(op, type);
-      registry.register_schema(unary_elementwise_binding().schema(key));
-      functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
-    }
+  register_tunekit_cpu_schemas(registry);
+  for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
+    functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
   }
 }
 

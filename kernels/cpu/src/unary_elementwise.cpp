@@ -63,29 +63,12 @@ void dispatch(UnaryOp op, ExecutionPath path, const T* in, T* out, std::int64_t 
 
 }  // namespace
 
-const tuning::TuningBinding<UnaryElementwiseTuning>& unary_elementwise_binding() {
-  static const tuning::TuningBinding<UnaryElementwiseTuning> binding = [] {
-    using tuning::FieldRules;
-    tuning::TuningBinding<UnaryElementwiseTuning> b;
-    b.field("algorithm.simd_min_elements", &UnaryElementwiseTuning::simd_min_elements,
-            FieldRules().at_least(1).describe("below this many elements the scalar loop runs"))
-        .field("parallel.minimum_elements", &UnaryElementwiseTuning::parallel_minimum_elements,
-               FieldRules().at_least(1).describe("from this many elements the loop runs in parallel"))
-        .field("parallel.maximum_threads", &UnaryElementwiseTuning::maximum_threads,
-               FieldRules().at_least(1).at_most(4096).describe("threads of the parallel path"));
-    return b;
-  }();
-  return binding;
-}
-
 tuning::KernelTuningKey unary_key(UnaryOp op, DataType type) {
-  return {kLibrary, op == UnaryOp::ABS ? "Abs" : "Not", "openmp_simd", type, platform::DeviceKind::CPU,
-          kElementwiseTuningAbi};
+  return op == UnaryOp::ABS ? abs_openmp_simd_key(type) : not_openmp_simd_key(type);
 }
 
 bool supports(UnaryOp op, DataType type) noexcept {
-  if (op == UnaryOp::NOT) return type == DataType::BOOL;
-  return type == DataType::FLOAT || type == DataType::DOUBLE || type == DataType::INT32;
+  return op == UnaryOp::ABS ? abs_openmp_simd_supports(type) : not_openmp_simd_supports(type);
 }
 
 ExecutionPath UnaryElementwiseKernel::choose_path(std::int64_t elements) const noexcept {

@@ -10,7 +10,7 @@
 #include <toml++/toml.h>
 
 #include "tunekit/graph/shape_selection.hpp"
-#include "tunekit/store/toml_limits.hpp"
+#include "tunekit/internal/toml_parse.hpp"
 
 namespace tunekit::graph {
 namespace {
@@ -275,15 +275,9 @@ class Reader {
 }  // namespace
 
 Result<GraphFile> parse_graph_file(std::string_view text, std::string source_name) {
-  TUNEKIT_RETURN_IF_ERROR(store::check_toml_limits(text, source_name));
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& error) {
-    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}:{}:{}: {}", source_name, error.source().begin.line,
-                                                       error.source().begin.column, error.description()));
-  }
-  return Reader(std::move(source_name)).file(root);
+  Result<toml::table> root = internal::parse_toml_document(text, source_name);
+  if (!root.ok()) return root.error();
+  return Reader(std::move(source_name)).file(*root);
 }
 
 Result<GraphFile> read_graph_file(const std::filesystem::path& path) {

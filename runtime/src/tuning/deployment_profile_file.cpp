@@ -9,7 +9,7 @@
 
 #include "toml_support.hpp"
 #include "tunekit/store/atomic_file.hpp"
-#include "tunekit/store/toml_limits.hpp"
+#include "tunekit/internal/toml_parse.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
 
 namespace tunekit::tuning {
@@ -136,14 +136,9 @@ std::string format_deployment_profiles(std::span<const KernelTuningProfile> prof
 }
 
 Result<std::vector<KernelTuningProfile>> parse_deployment_profiles(std::string_view text, std::string source) {
-  TUNEKIT_RETURN_IF_ERROR(store::check_toml_limits(text, source));
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}:{}:{}: {}", source, error.source().begin.line,
-                                                       error.source().begin.column, error.description()));
-  }
+  Result<toml::table> parsed = internal::parse_toml_document(text, source);
+  if (!parsed.ok()) return parsed.error();
+  const toml::table& root = *parsed;
   FieldReader r;
   r.only_keys(root, "", {"schema_version", "profiles"});
   auto version = r.integer(root, "", "schema_version", true, 1, std::numeric_limits<std::int64_t>::max());

@@ -2,14 +2,17 @@
 // tunable kernel key and its calibration function.
 #pragma once
 
+#include "tunekit/cpu/tuning_defaults.hpp"
 #include "tunekit/tuning/calibration.hpp"
 
 namespace tunekit::cpu {
 
-inline constexpr const char* kLibraryVersion = "0.1.0";
+// The version calibrated values are recorded with (the spec's library_version).
+inline constexpr const char* kLibraryVersion = kTuningLibraryVersion;
 
-// Registers the schemas and calibration functions of every tunekit_cpu
-// kernel. Throws TuningError when a schema is rejected (a programming error).
+// Registers the schemas (register_tunekit_cpu_schemas) and calibration
+// functions of every tunekit_cpu kernel. Throws TuningError when a schema is
+// rejected (a programming error).
 void register_tunekit_cpu(tuning::KernelTuningRegistry& registry = tuning::KernelTuningRegistry::global(),
                           tuning::KernelCalibrationRegistry& functions = tuning::KernelCalibrationRegistry::global());
 

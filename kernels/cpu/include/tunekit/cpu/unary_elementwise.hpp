@@ -1,26 +1,20 @@
 // Unary elementwise kernels of tunekit_cpu (Abs for float, double and int32;
 // Not for bool) with three execution paths: serial scalar, serial SIMD and
 // parallel SIMD. Two thresholds choose between them; they are tuning
-// parameters with portable defaults, calibrated per element type.
+// parameters with portable defaults, calibrated per element type. The
+// parameters, their defaults and rules are declared in kernels/cpu/tuning.toml;
+// UnaryElementwiseTuning and unary_elementwise_binding() are generated from it.
 #pragma once
 
 #include <cstdint>
 
+#include "tunekit/cpu/tuning_defaults.hpp"
 #include "tunekit/tuning/random_tensor.hpp"
-#include "tunekit/tuning/tuning_binding.hpp"
 
 namespace tunekit::cpu {
 
-inline constexpr const char* kLibrary = "tunekit_cpu";
-inline constexpr std::uint32_t kElementwiseTuningAbi = 1;
-
-struct UnaryElementwiseTuning {
-  std::int64_t simd_min_elements = 32;              // algorithm.simd_min_elements
-  std::int64_t parallel_minimum_elements = 1 << 20;  // parallel.minimum_elements
-  std::int64_t maximum_threads = 8;                  // parallel.maximum_threads
-};
-
-const tuning::TuningBinding<UnaryElementwiseTuning>& unary_elementwise_binding();
+inline constexpr const char* kLibrary = kTuningLibrary;
+inline constexpr std::uint32_t kElementwiseTuningAbi = kTuningAbi;
 
 enum class UnaryOp { ABS, NOT };
 enum class ExecutionPath { AUTO, SERIAL_SCALAR, SERIAL_SIMD, PARALLEL_SIMD };
@@ -28,8 +22,8 @@ enum class ExecutionPath { AUTO, SERIAL_SCALAR, SERIAL_SIMD, PARALLEL_SIMD };
 // The tuning key of an operation for an element type ("Abs"/"Not",
 // implementation "openmp_simd").
 tuning::KernelTuningKey unary_key(UnaryOp op, DataType type);
-// Whether the operation is implemented for the type (Abs: float, double,
-// int32; Not: bool).
+// Whether the operation is implemented for the type (the element types the
+// spec declares: Abs float, double, int32; Not bool).
 bool supports(UnaryOp op, DataType type) noexcept;
 
 class UnaryElementwiseKernel {

@@ -1,0 +1,69 @@
+// tunekit_cpu's tuning spec (kernels/cpu/tuning.toml) and the header generated
+// from it: the generated schemas are exactly the rules and defaults the
+// unary kernels had by hand, and equal what the runtime reads from the spec.
+#include <gtest/gtest.h>
+
+#include "tunekit/cpu/register.hpp"
+#include "tunekit/cpu/unary_elementwise.hpp"
+#include "tunekit/tuning/tuning_spec.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+using tuning::ParameterSpec;
+
+TEST(TunekitCpuSpec, GeneratedSchemaHasTheUnaryDefaultsAndRules) {
+  const tuning::KernelTuningKey key = unary_key(UnaryOp::ABS, DataType::FLOAT);
+  const tuning::KernelTuningSchema expected(
+      key, {ParameterSpec{"algorithm.simd_min_elements", ValueType::INT64, Value(32), 1.0, {}, {}, {}, false,
+                          "below this many elements the scalar loop runs"},
+            ParameterSpec{"parallel.minimum_elements", ValueType::INT64, Value(1 << 20), 1.0, {}, {}, {}, false,
+                          "from this many elements the loop runs in parallel"},
+            ParameterSpec{"parallel.maximum_threads", ValueType::INT64, Value(8), 1.0, 4096.0, {}, {}, false,
+                          "threads of the parallel path"}});
+  EXPECT_EQ(unary_elementwise_binding().schema(key), expected);
+  const UnaryElementwiseTuning defaults;
+  EXPECT_EQ(defaults.simd_min_elements, 32);
+  EXPECT_EQ(defaults.parallel_minimum_elements, 1 << 20);
+  EXPECT_EQ(defaults.maximum_threads, 8);
+}
+
+TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
+  EXPECT_EQ(tunekit_cpu_tuning_keys(),
+            (std::vector<tuning::KernelTuningKey>{unary_key(UnaryOp::ABS, DataType::FLOAT),
+                                                  unary_key(UnaryOp::ABS, DataType::DOUBLE),
+                                                  unary_key(UnaryOp::ABS, DataType::INT32),
+                                                  unary_key(UnaryOp::NOT, DataType::BOOL)}));
+  EXPECT_EQ(unary_key(UnaryOp::NOT, DataType::BOOL),
+            (tuning::KernelTuningKey{"tunekit_cpu", "Not", "openmp_simd", DataType::BOOL, platform::DeviceKind::CPU, 1}));
+  EXPECT_STREQ(kLibraryVersion, "0.1.0");
+  for (DataType type : core::all_data_types()) {
+    const bool abs = type == DataType::FLOAT || type == DataType::DOUBLE || type == DataType::INT32;
+    EXPECT_EQ(supports(UnaryOp::ABS, type), abs) << core::to_string(type);
+    EXPECT_EQ(supports(UnaryOp::NOT, type), type == DataType::BOOL) << core::to_string(type);
+  }
+}
+
+TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
+  auto spec = tuning::ReadTuningSpec(TUNEKIT_CPU_SPEC_PATH);
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->library, kTuningLibrary);
+  EXPECT_EQ(spec->library_version, kTuningLibraryVersion);
+  ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
+  for (const tuning::KernelTuningKey& key : spec->keys()) {
+    EXPECT_EQ(*spec->schema(key), unary_elementwise_binding().schema(key)) << key.to_string();
+  }
+}
+
+TEST(TunekitCpuSpec, BindingRejectsValuesOutsideTheRules) {
+  UnaryElementwiseTuning config;
+  const auto key = unary_key(UnaryOp::ABS, DataType::DOUBLE);
+  EXPECT_TRUE(unary_elementwise_binding().try_validate_and_apply(config, {key, {{"parallel.maximum_threads", 4097}}}).is_bad());
+  EXPECT_TRUE(unary_elementwise_binding().try_validate_and_apply(config, {key, {{"algorithm.simd_min_elements", 0}}}).is_bad());
+  EXPECT_EQ(config.maximum_threads, 8);
+  ASSERT_TRUE(unary_elementwise_binding().try_validate_and_apply(config, {key, {{"parallel.maximum_threads", 4096}}}).is_good());
+  EXPECT_EQ(config.maximum_threads, 4096);
+}
+
+}  // namespace
+}  // namespace tunekit::cpu
