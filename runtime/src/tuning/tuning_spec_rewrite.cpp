@@ -35,7 +35,7 @@ Result<std::vector<DefaultChange>> defaults_from_profiles(const TuningSpec& spec
     for (const auto& [name, value] : profile.parameters.values) {
       if (!parameters.empty() && std::find(parameters.begin(), parameters.end(), name) == parameters.end()) continue;
       const bool declared = std::any_of(implementation->parameters.begin(), implementation->parameters.end(),
-                                        [&](const TuningSpecParameter& p) { return p.spec.name == name; });
+                                        [&, wanted = name](const TuningSpecParameter& p) { return p.spec.name == wanted; });
       if (!declared) {
         return Error(ErrorCode::INVALID_VALUE,
                      fmt::format("profile '{}': parameter {} = {} is not declared by implementation '{}' of {}",
@@ -70,7 +70,7 @@ Result<std::string> rewrite_spec_defaults(std::string_view text, const TuningSpe
   for (const auto& [name, list] : by_implementation) {
     const auto implementation =
         std::find_if(spec.implementations.begin(), spec.implementations.end(),
-                     [&](const TuningSpecImplementation& i) { return i.name == name; });
+                     [&, wanted = name](const TuningSpecImplementation& i) { return i.name == wanted; });
     if (implementation == spec.implementations.end()) {
       return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: no implementation named '{}'", spec.source, name));
     }
