@@ -1,10 +1,12 @@
-// The tunekit command-line tool. Exit codes: 0 success, 1 a tuning failure,
-// 2 bad usage or bad input.
+// The tunekit command-line tool. Exit codes (exit_codes.hpp): 0 success,
+// 1 a tuning failure, 2 bad usage or bad input, 3 an output that could not be
+// written.
 #include <CLI/CLI.hpp>
 
 #include "cache_command.hpp"
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
+#include "exit_codes.hpp"
 #include "overrides_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
@@ -37,7 +39,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return 2;
+    return tunekit::cli::kBadInput;
   }
-  return exit_code;
+  return tunekit::cli::finish_standard_output(exit_code);
 }
