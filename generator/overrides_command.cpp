@@ -89,7 +89,7 @@ int run_show(const OverridesOptions& o) {
       for (std::size_t i = 0; i < e.tensors.size(); ++i) {
         const auto& t = e.tensors[i];
         tensors.push_back(fmt::format("{}={}{}", e.positional ? fmt::format("#{}", i) : t.tensor_id, dims_text(t.dims),
-                                      t.strides ? ":" + dims_text(*t.strides) : std::string()));
+                                      t.strides ? ':' + dims_text(*t.strides) : std::string()));
       }
       std::vector<std::string> criteria;
       for (const auto& [name, value] : e.criteria) criteria.push_back(fmt::format("{}={}", name, value));
