@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "descriptor_json.hpp"
+#include "exit_codes.hpp"
 #include "tunekit/core/hash.hpp"
 #include "tunekit/internal/value_json.hpp"
 #include "tunekit/store/atomic_file.hpp"
@@ -21,10 +22,6 @@
 
 namespace tunekit::cli {
 namespace {
-
-constexpr int kSuccess = 0;
-constexpr int kTuningFailure = 1;
-constexpr int kBadInput = 2;
 
 struct CacheCommandOptions {
   std::string cache;  // empty: the default cache path
@@ -184,7 +181,7 @@ int update_exit_code(const tuning::KernelTuningCacheUpdateReport& report, std::s
   for (const auto& d : report.dropped) std::cerr << fmt::format("tunekit cache {}: dropped: {}\n", command, d.reason);
   for (const auto& p : report.pruned) fmt::print("pruned {} ({})\n", p.key.key.to_string(), p.reason);
   if (report.status == tuning::KernelTuningCacheUpdateStatus::REJECTED) return kBadInput;
-  if (!report.ok()) return fail(command, kTuningFailure, report.summary());
+  if (!report.ok()) return fail(command, output_exit_code(report.error, kTuningFailure), report.summary());
   fmt::print("{}\n", report.summary());
   return kSuccess;
 }
@@ -297,7 +294,7 @@ int run_export(const CacheCommandOptions& o) {
                             selector.to_string()));
   }
   if (Error e = tuning::WriteDeploymentProfiles(o.output, *profiles); e.is_bad()) {
-    return fail("export", kTuningFailure, e.message());
+    return fail("export", output_exit_code(e, kTuningFailure), e.message());
   }
   fmt::print("exported {} profiles for {} to {}\n", profiles->size(), selector.to_string(), o.output);
   return kSuccess;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "exit_codes.hpp"
 #include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
@@ -104,13 +105,15 @@ int run_calibrate(const CalibrateOptions& o) {
     store::AtomicWriteOptions write;
     write.create_parent_folders = true;
     Error written = store::write_file_atomically(o.report_path, report.to_json() + "\n", write);
-    if (written.is_bad()) code = fail(1, written.message());
+    if (written.is_bad()) code = fail(output_exit_code(written, kTuningFailure), written.message());
   }
   if (!o.no_cache && !report.calibrated.empty()) {
     const std::vector<tuning::CalibratedKernelProfile> profiles = report.successful_profiles();
     tuning::KernelTuningCacheUpdateReport updated = tuning::UpdateKernelTuningCache(profiles, cache_options);
     fmt::print(stderr, "cache: {}\n", updated.summary());
-    if (!updated.ok()) code = fail(1, "the cache was not updated: " + updated.error.message());
+    if (!updated.ok()) {
+      code = fail(output_exit_code(updated.error, kTuningFailure), "the cache was not updated: " + updated.error.message());
+    }
   }
   return code;
 }

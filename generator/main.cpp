@@ -1,11 +1,13 @@
-// The tunekit command-line tool. Exit codes: 0 success, 1 a tuning failure,
-// 2 bad usage or bad input, 3 an output that could not be written.
+// The tunekit command-line tool. Exit codes (exit_codes.hpp): 0 success,
+// 1 a tuning failure, 2 bad usage or bad input, 3 an output that could not be
+// written.
 #include <CLI/CLI.hpp>
 
 #include "cache_command.hpp"
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
 #include "gen_defaults_command.hpp"
+#include "exit_codes.hpp"
 #include "overrides_command.hpp"
 #include "promote_command.hpp"
 #include "tunekit/core/log.hpp"
@@ -41,7 +43,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return 2;
+    return tunekit::cli::kBadInput;
   }
-  return exit_code;
+  return tunekit::cli::finish_standard_output(exit_code);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "exit_codes.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/override_index.hpp"
@@ -88,7 +89,7 @@ int run_show(const OverridesOptions& o) {
       for (std::size_t i = 0; i < e.tensors.size(); ++i) {
         const auto& t = e.tensors[i];
         tensors.push_back(fmt::format("{}={}{}", e.positional ? fmt::format("#{}", i) : t.tensor_id, dims_text(t.dims),
-                                      t.strides ? ":" + dims_text(*t.strides) : std::string()));
+                                      t.strides ? ':' + dims_text(*t.strides) : std::string()));
       }
       std::vector<std::string> criteria;
       for (const auto& [name, value] : e.criteria) criteria.push_back(fmt::format("{}={}", name, value));
@@ -126,7 +127,7 @@ int run_merge(const OverridesOptions& o) {
   Result<std::size_t> merged = graph::merge_override_files(inputs, o.output);
   if (!merged.ok()) {
     fmt::print(stderr, "tunekit overrides merge: {}\n", merged.error().message());
-    return merged.error().code() == ErrorCode::IO_ERROR ? 1 : 2;
+    return output_exit_code(merged.error(), kBadInput);
   }
   fmt::print("merged {} entries from {} files into {}\n", *merged, inputs.size(), o.output);
   return 0;

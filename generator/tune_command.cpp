@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "exit_codes.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -159,7 +160,12 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   fill_inputs(g.operation_graph(), *buffers);
   Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config, storage,
                            &p.results);
-  if (tuned.is_bad()) return fail(tuned.code() == ErrorCode::INVALID_VALUE && !p.results.empty() ? 2 : 1, tuned.message());
+  if (tuned.is_bad()) {
+    // With results the tuning succeeded and the override file failed: INVALID_VALUE
+    // is a refusal to append to it (bad input), IO_ERROR an output that cannot be written.
+    const bool refused = tuned.code() == ErrorCode::INVALID_VALUE && !p.results.empty();
+    return fail(output_exit_code(tuned, refused ? kBadInput : kTuningFailure), tuned.message());
+  }
   if (Error e = g.execute(&handle, buffers->pack, buffers->workspace); e.is_bad()) {
     return fail(1, "the winner does not execute: " + e.message());
   }

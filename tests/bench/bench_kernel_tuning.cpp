@@ -88,7 +88,7 @@ bool register_profiles(KernelTuningRegistry& registry, const platform::CpuExecut
       case 3: s.vendor = "Vendor" + std::to_string(i); s.family = 300; break;
       default: s.required_features.insert(isa[i % 6]); s.minimum_threads = 1; break;
     }
-    profiles.push_back({"p" + std::to_string(i), s,
+    profiles.push_back({'p' + std::to_string(i), s,
                         {kKey, {{"algorithm.block", std::int64_t{16} * (1 + i % 64)}}}, i});
   }
   if (here.processor.family && here.processor.model && !here.processor.vendor.empty()) {

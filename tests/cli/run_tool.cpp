@@ -1,5 +1,6 @@
 #include "run_tool.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,12 +18,11 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-}  // namespace
-
-ToolRun run_tool(const std::vector<std::string>& arguments) {
+// stdout_path null: standard output is captured into `out`.
+ToolRun run_with(const std::vector<std::string>& arguments, const char* stdout_path) {
   char out_path[] = "/tmp/tunekit-cli-out-XXXXXX";
   char err_path[] = "/tmp/tunekit-cli-err-XXXXXX";
-  const int out_fd = mkstemp(out_path);
+  const int out_fd = stdout_path ? ::open(stdout_path, O_WRONLY | O_CLOEXEC) : mkstemp(out_path);
   const int err_fd = mkstemp(err_path);
   ToolRun run;
   const pid_t pid = fork();
@@ -43,11 +43,21 @@ ToolRun run_tool(const std::vector<std::string>& arguments) {
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   close(out_fd);
   close(err_fd);
-  run.out = slurp(out_path);
+  if (!stdout_path) {
+    run.out = slurp(out_path);
+    std::remove(out_path);
+  }
   run.err = slurp(err_path);
-  std::remove(out_path);
   std::remove(err_path);
   return run;
+}
+
+}  // namespace
+
+ToolRun run_tool(const std::vector<std::string>& arguments) { return run_with(arguments, nullptr); }
+
+ToolRun run_tool_with_stdout(const std::vector<std::string>& arguments, const std::string& stdout_path) {
+  return run_with(arguments, stdout_path.c_str());
 }
 
 }  // namespace tunekit::testing

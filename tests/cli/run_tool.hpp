@@ -15,4 +15,8 @@ struct ToolRun {
 
 ToolRun run_tool(const std::vector<std::string>& arguments);
 
+// As run_tool, with standard output going to `stdout_path` (such as
+// /dev/full) instead of being captured; `out` stays empty.
+ToolRun run_tool_with_stdout(const std::vector<std::string>& arguments, const std::string& stdout_path);
+
 }  // namespace tunekit::testing

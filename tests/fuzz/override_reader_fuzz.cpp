@@ -28,7 +28,7 @@ OverrideQuery query_for(const OverrideEntry& entry) {
   for (std::size_t i = 0; i < entry.tensors.size(); ++i) {
     const OverrideTensor& t = entry.tensors[i];
     OverrideQueryTensor qt;
-    qt.tensor_id = entry.positional ? "P" + std::to_string(i) : t.tensor_id;
+    qt.tensor_id = entry.positional ? 'P' + std::to_string(i) : t.tensor_id;
     for (std::int64_t d : t.dims) qt.dims.push_back(d == kOverrideWildcard ? 1 : d);
     qt.strides = t.strides ? *t.strides : TensorAttributes::packed_strides(qt.dims);
     for (std::int64_t& s : qt.strides) s = s == kOverrideWildcard ? 1 : s;

@@ -223,7 +223,7 @@ Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path
   std::map<std::string, Winner> winners;
   for (std::size_t f = 0; f < inputs.size(); ++f) {
     Result<std::string> text = store::read_file(inputs[f]);
-    if (!text.ok()) return text.error();
+    if (!text.ok()) return Error(ErrorCode::INVALID_VALUE, text.error().message());  // a bad input, not the output
     Result<json> document = detail::parse_json_text(*text, inputs[f].string());
     if (!document.ok()) return document.error();
     if (!document->is_object() || detail::override_file_version(*document) != 2) {

@@ -81,7 +81,7 @@ std::optional<NumaPolicyKind> parse_numa_policy_kind(std::string_view name) noex
 
 std::string NumaPolicy::to_string() const {
   std::string text(platform::to_string(kind));
-  if (!nodes.empty() && kind != NumaPolicyKind::DEFAULT) text += ":" + nodes.to_string();
+  if (!nodes.empty() && kind != NumaPolicyKind::DEFAULT) text += ':' + nodes.to_string();
   return text;
 }
 

@@ -51,7 +51,7 @@ std::string unique_suffix() {
 // Hidden and derived from the target so a leftover is recognisable; the name
 // part is shortened so that the result stays under NAME_MAX.
 std::string temporary_prefix_for(const fs::path& target) {
-  return "." + target.filename().string().substr(0, 200) + ".tmp-";
+  return '.' + target.filename().string().substr(0, 200) + ".tmp-";
 }
 
 fs::path temporary_path_for(const fs::path& target) {

@@ -46,7 +46,7 @@ Result<fs::path> move_aside_corrupt(const fs::path& file, std::int64_t unix_seco
   base += ".corrupt-" + std::to_string(unix_seconds);
   for (int suffix = 0; suffix <= kMaxSuffix; ++suffix) {
     fs::path candidate = base;
-    if (suffix > 0) candidate += "." + std::to_string(suffix);
+    if (suffix > 0) candidate += '.' + std::to_string(suffix);
     // No log line here: the caller reports the move in its own category.
     if (rename_no_replace(file, candidate) == 0) return candidate;
     if (errno == EEXIST) continue;

@@ -470,5 +470,24 @@ TEST(OverrideMerge, AnInputNestedAHundredThousandLevelsIsRefusedNamingItAndNothi
   std::filesystem::remove_all(folder);
 }
 
+// IO_ERROR is kept for the output, so that a caller can tell a bad input from
+// an output it cannot write (the tool exits 2 for one and 3 for the other).
+TEST(OverrideMerge, AnUnreadableInputIsInvalidValueAndAnUnwritableOutputIsIoError) {
+  const std::filesystem::path folder = temporary_folder();
+  Result<std::size_t> missing = merge_override_files({folder / "missing.json"}, folder / "out.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(missing.error().message(), "cannot open " + (folder / "missing.json").string() + ": No such file or directory");
+  EXPECT_FALSE(std::filesystem::exists(folder / "out.json"));
+
+  write(folder / "a.json", R"({"version": 2, "engine_overrides": []})");
+  std::filesystem::create_directory(folder / "taken.json");
+  Result<std::size_t> taken = merge_override_files({folder / "a.json"}, folder / "taken.json");
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.error().code(), ErrorCode::IO_ERROR);
+  EXPECT_EQ(taken.error().message(), "cannot read " + (folder / "taken.json").string() + ": Is a directory");
+  std::filesystem::remove_all(folder);
+}
+
 }  // namespace
 }  // namespace tunekit::graph

@@ -265,7 +265,7 @@ TEST_F(RegistryTest, IndexedResolutionAgreesWithABruteForceScan) {
       default: s.required_features.insert(features[pick(4)]); break;
     }
     if (pick(3) == 0) s.maximum_threads = 1 + static_cast<std::uint32_t>(pick(8));
-    KernelTuningProfile p = profile("p" + std::to_string(i), s, 8 + i, pick(1000));
+    KernelTuningProfile p = profile('p' + std::to_string(i), s, 8 + i, pick(1000));
     if (registry.try_register_profiles({p}).is_good()) registered.push_back(p);
   }
   ASSERT_GT(registered.size(), 100u);

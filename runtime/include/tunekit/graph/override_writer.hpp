@@ -74,8 +74,10 @@ std::string iso8601_utc(std::int64_t unix_seconds);
 // atomically under its lock). Inputs must be version 2. For each match key
 // the entry of the earliest input wins, and within an input the earlier
 // entry (the policy's precedence). Unknown fields are kept. Returns the number of
-// entries written; INVALID_VALUE naming an input that is not version 2 or
-// not an override file.
+// entries written; INVALID_VALUE naming an input that cannot be read (with
+// the system's reason), is not version 2 or not an override file; IO_ERROR
+// only for the output (update_file_locked's errors, naming it and the reason),
+// so that a caller can tell a bad input from an output it cannot write.
 Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path>& inputs,
                                          const std::filesystem::path& output);
 
