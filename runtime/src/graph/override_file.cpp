@@ -307,7 +307,16 @@ Result<json> parse_json_text(std::string_view text, const std::string& source) {
     }
     return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", source, what));
   } catch (const std::exception& error) {
-    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", source, error.what()));
+    // Other parser errors quote the text they stopped at too ("number
+    // overflow parsing '999...'"): cut everything between the quotes.
+    std::string what = error.what();
+    const std::size_t open = what.find('\'');
+    const std::size_t close = what.rfind('\'');
+    if (open != std::string::npos && close > open + 1) {
+      what = what.substr(0, open + 1) + core::excerpt(std::string_view(what).substr(open + 1, close - open - 1)) +
+             what.substr(close);
+    }
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", source, what));
   }
 }
 

@@ -202,6 +202,15 @@ TEST(OverrideFile, AValueQuotedInAMessageIsCutToEightyBytes) {
       << unterminated.error().message();
   EXPECT_LT(unterminated.error().message().size(), 300u);
 
+  // A number too large for any JSON number type: the overflow message
+  // quotes the digits (found by the fuzzer with 3,000 nines).
+  Result<OverrideFile> huge = parse_override_file(R"({"version": 2, "engine_overrides": )" + std::string(3000, '9') + "}",
+                                                  "h.json");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.error().message().find("'" + std::string(80, '9') + "...'"), std::string::npos)
+      << huge.error().message();
+  EXPECT_LT(huge.error().message().size(), 300u);
+
   Result<OverrideFile> deep = parse_override_file(deep_version(63), "a.json");
   EXPECT_EQ(deep.error().message(), "a.json: version: " + std::string(63, '[') + "1" +
                                         std::string(16, ']') + "... is not supported (1 or 2)");
