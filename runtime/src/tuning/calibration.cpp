@@ -17,11 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The execution a calibration measures on and publishes for: the given (or
-// detected) one with the thread budget applied. A profile measured with 3
-// threads must resolve for 3-thread sessions, never for the wider execution
-// it was capped from.
-platform::CpuExecutionDescriptor execution_for(const CalibrationOptions& options) {
+}  // namespace
+
+// A profile measured with 3 threads must resolve for 3-thread sessions,
+// never for the wider execution it was capped from.
+platform::CpuExecutionDescriptor calibration_execution(const CalibrationOptions& options) {
   std::optional<std::uint32_t> request;
   if (options.maximum_threads > 0) request = options.maximum_threads;
   platform::CpuExecutionDescriptor execution =
@@ -32,6 +32,8 @@ platform::CpuExecutionDescriptor execution_for(const CalibrationOptions& options
   }
   return execution;
 }
+
+namespace {
 
 bool has_compatible_calibration(const RegistryGeneration& generation, const KernelTuningKey& key,
                                 const platform::CpuExecutionDescriptor& execution) {
@@ -146,7 +148,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
   KernelTuningRegistry& registry = options.registry ? *options.registry : KernelTuningRegistry::global();
   const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
   const std::vector<KernelCalibrationRegistry::Entry> entries = callbacks.entries();
-  const platform::CpuExecutionDescriptor execution = execution_for(options);
+  const platform::CpuExecutionDescriptor execution = calibration_execution(options);
   const std::uint32_t threads = execution.effective_threads;
   const platform::PowerPolicy power =
       options.power_policy ? *options.power_policy : platform::detect_power_policy();
@@ -211,24 +213,41 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
   return report;
 }
 
-CalibrationBatchReport CalibrateRegisteredKernels(const KernelCalibrationSelection& selection,
-                                                  const CalibrationOptions& options,
-                                                  const KernelCalibrationRegistry* functions) {
-  KernelTuningRegistry& registry = options.registry ? *options.registry : KernelTuningRegistry::global();
-  const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
-  auto generation = registry.snapshot();
+namespace {
+
+std::vector<KernelTuningKey> selected_keys(const KernelCalibrationSelection& selection,
+                                           const RegistryGeneration& generation,
+                                           const KernelCalibrationRegistry& callbacks) {
   std::vector<KernelTuningKey> keys;
-  for (const KernelTuningKey& key : generation->keys()) {
+  for (const KernelTuningKey& key : generation.keys()) {
     if (selection.selects(key)) keys.push_back(key);
   }
   for (const auto& e : callbacks.entries()) {
     if (selection.selects(e.key) && std::find(keys.begin(), keys.end(), e.key) == keys.end()) keys.push_back(e.key);
   }
   std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+}  // namespace
+
+std::vector<KernelTuningKey> SelectedCalibrationKeys(const KernelCalibrationSelection& selection,
+                                                     const KernelTuningRegistry& registry,
+                                                     const KernelCalibrationRegistry& functions) {
+  return selected_keys(selection, *registry.snapshot(), functions);
+}
+
+CalibrationBatchReport CalibrateRegisteredKernels(const KernelCalibrationSelection& selection,
+                                                  const CalibrationOptions& options,
+                                                  const KernelCalibrationRegistry* functions) {
+  KernelTuningRegistry& registry = options.registry ? *options.registry : KernelTuningRegistry::global();
+  const KernelCalibrationRegistry& callbacks = functions ? *functions : KernelCalibrationRegistry::global();
+  auto generation = registry.snapshot();
+  const std::vector<KernelTuningKey> keys = selected_keys(selection, *generation, callbacks);
 
   CalibrationBatchReport skipped_only;
   if (selection.only_missing) {
-    const platform::CpuExecutionDescriptor execution = execution_for(options);
+    const platform::CpuExecutionDescriptor execution = calibration_execution(options);
     CalibrationOptions fixed = options;
     fixed.execution = execution;  // detect once: the same execution decides skips and calibrates
     std::vector<KernelTuningKey> missing;

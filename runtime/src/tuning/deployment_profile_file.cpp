@@ -128,8 +128,8 @@ std::string format_deployment_profiles(std::span<const KernelTuningProfile> prof
     return a->name < b->name;
   });
   std::string out =
-      "# tunekit deployment profiles: calibrated values for the processors each selector names.\n"
-      "# Written by `tunekit cache export`; registered all or none by `tunekit cache import`.\n";
+      "# tunekit processor profiles: values for the processors each selector names, registered all or none\n"
+      "# (`tunekit cache import`, `tunekit gen-profiles`; written by `tunekit cache export` and `tunekit calibrate`).\n";
   out += fmt::format("schema_version = {}\n", kDeploymentProfileSchemaVersion);
   for (const KernelTuningProfile* p : sorted) write_profile(out, *p);
   return out;

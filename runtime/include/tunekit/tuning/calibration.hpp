@@ -131,6 +131,17 @@ struct CalibrationBatchReport {
   std::string to_json() const;  // every key with its outcome and full report
 };
 
+// The execution a batch with these options calibrates for: options.execution
+// (detected when not given) with the maximum_threads cap applied.
+platform::CpuExecutionDescriptor calibration_execution(const CalibrationOptions& options);
+
+// The keys CalibrateRegisteredKernels would calibrate, sorted: every key
+// with a schema in `registry` or a function in `functions` that the
+// selection selects (only_missing is not applied).
+std::vector<KernelTuningKey> SelectedCalibrationKeys(const KernelCalibrationSelection& selection,
+                                                     const KernelTuningRegistry& registry,
+                                                     const KernelCalibrationRegistry& functions);
+
 // Calibrates every key that has a registered function or schema and that
 // the selection selects. Exceptions from callbacks and validation propagate
 // (TuningError for validation) and leave the registry unchanged.

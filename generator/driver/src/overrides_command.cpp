@@ -8,9 +8,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "engine_registrations.hpp"
 #include "exit_codes.hpp"
 #include "tunekit/internal/knob_json.hpp"
-#include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/override_index.hpp"
 #include "tunekit/graph/override_policy.hpp"
 #include "tunekit/graph/override_writer.hpp"
@@ -155,7 +155,7 @@ int usage(const std::string& message) {
   return 2;
 }
 
-int run_lookup(const OverridesOptions& o) {
+int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
   graph::OverrideQuery query;
   query.op = o.op;
   for (const std::string& c : o.criteria) {
@@ -212,9 +212,9 @@ int run_lookup(const OverridesOptions& o) {
     const graph::OverrideMatch& m = *explained.match;
     std::int64_t engine_id = m.engine_id;
     if (engine_id < 0 && !m.engine_name.empty()) {
-      graph::EngineRegistry builtin;
-      if (cpu::register_reference_engines(builtin).is_good()) {
-        if (const graph::Engine* e = builtin.find(m.engine_name)) engine_id = e->descriptor().id;
+      graph::EngineRegistry registered;
+      if (register_engines(engines, registered).is_good()) {
+        if (const graph::Engine* e = registered.find(m.engine_name)) engine_id = e->descriptor().id;
       }
     }
     if (o.json) {
@@ -243,7 +243,7 @@ int run_lookup(const OverridesOptions& o) {
 
 }  // namespace
 
-void add_overrides_command(CLI::App& app, int& exit_code) {
+void add_overrides_command(CLI::App& app, int& exit_code, const EngineRegistrations& engines) {
   auto o = std::make_shared<OverridesOptions>();
   CLI::App* group = app.add_subcommand("overrides", "Inspect, merge, validate and query engine-override files");
   group->require_subcommand(1);
@@ -272,7 +272,7 @@ void add_overrides_command(CLI::App& app, int& exit_code) {
   lookup->add_option("--tensor", o->tensors, "ID=DIMS[:STRIDES] such as X=16x64x56x56, repeatable (strides default to packed)");
   lookup->add_flag("--any-device", o->any_device, "Ignore the entries' device validators");
   lookup->add_flag("--json", o->json, "Print JSON");
-  lookup->callback([o, &exit_code] { exit_code = run_lookup(*o); });
+  lookup->callback([o, &exit_code, &engines] { exit_code = run_lookup(*o, engines); });
 }
 
 }  // namespace tunekit::cli

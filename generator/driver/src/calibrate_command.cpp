@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "exit_codes.hpp"
+#include "processor_profile.hpp"
 #include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
@@ -30,6 +31,9 @@ struct CalibrateOptions {
   std::string report_path;
   std::string cache_path;
   bool no_cache = false;
+  std::string profile_path;  // write the calibrated keys as this processor's profile
+  int profile_priority = 0;
+  std::vector<std::string> covering_folders;  // skip keys their profiles cover on this processor
 };
 
 int fail(int code, const std::string& message) {
@@ -79,9 +83,28 @@ int run_calibrate(const CalibrateOptions& o) {
                event == "skipped" ? 0 : ms.count());
   };
 
+  // Keys a committed profile already covers on this processor are left out
+  // (calibrate_kernels(WHEN missing)); the execution is detected once.
+  options.execution = tuning::calibration_execution(options);
+  std::optional<std::vector<tuning::KernelTuningKey>> keys;
+  if (!o.covering_folders.empty()) {
+    const std::vector<std::filesystem::path> folders(o.covering_folders.begin(), o.covering_folders.end());
+    const std::vector<tuning::KernelTuningKey> selected = tuning::SelectedCalibrationKeys(
+        selection, tuning::KernelTuningRegistry::global(), tuning::KernelCalibrationRegistry::global());
+    CoverageReport coverage = find_coverage(folders, selected, *options.execution);
+    for (const std::string& reason : coverage.unreadable) {
+      fmt::print(stderr, "calibrate: {} (it covers nothing)\n", reason);
+    }
+    for (const Coverage& c : coverage.covered) {
+      fmt::print("covered     {}  by profile '{}' of {}\n", c.key.to_string(), c.profile, c.file);
+    }
+    keys = std::move(coverage.uncovered);
+  }
+
   tuning::CalibrationBatchReport report;
   try {
-    report = tuning::CalibrateRegisteredKernels(selection, options);
+    report = keys ? tuning::CalibrateKernelThresholds(*keys, options)
+                  : tuning::CalibrateRegisteredKernels(selection, options);
   } catch (const std::exception& e) {
     return fail(1, fmt::format("calibration failed, nothing was published or stored: {}", e.what()));
   }
@@ -96,7 +119,7 @@ int run_calibrate(const CalibrateOptions& o) {
     fmt::print("not calibrated: {}  {}\n", n.key.to_string(), n.reason);
   }
   if (report.calibrated.empty() && report.skipped.empty() && report.unsupported.empty() &&
-      report.not_calibrated.empty()) {
+      report.not_calibrated.empty() && !keys) {
     fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n", selection.to_string());
   }
 
@@ -106,6 +129,20 @@ int run_calibrate(const CalibrateOptions& o) {
     write.create_parent_folders = true;
     Error written = store::write_file_atomically(o.report_path, report.to_json() + "\n", write);
     if (written.is_bad()) code = fail(output_exit_code(written, kTuningFailure), written.message());
+  }
+  if (!o.profile_path.empty()) {
+    const std::vector<tuning::KernelTuningProfile> profiles =
+        processor_profiles(report.calibrated, *options.execution, o.profile_priority);
+    store::AtomicWriteOptions write;
+    write.create_parent_folders = true;
+    Error written = store::write_file_atomically(
+        o.profile_path, format_processor_profile_file(profiles, *options.execution), write);
+    if (written.is_bad()) {
+      code = fail(output_exit_code(written, kTuningFailure), written.message());
+    } else {
+      fmt::print(stderr, "profile: {} ({} keys, commit as {}.toml)\n", o.profile_path, profiles.size(),
+                 processor_profile_stem(*options.execution));
+    }
   }
   if (!o.no_cache && !report.calibrated.empty()) {
     const std::vector<tuning::CalibratedKernelProfile> profiles = report.successful_profiles();
@@ -122,12 +159,13 @@ int run_calibrate(const CalibrateOptions& o) {
 
 void add_calibrate_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<CalibrateOptions>();
-  CLI::App* c = app.add_subcommand("calibrate", "Calibrate the thresholds of the tunekit_cpu kernels on this machine");
+  CLI::App* c = app.add_subcommand("calibrate", "Calibrate the thresholds of the registered kernels on this machine");
   c->add_option("--library", o->library, "Only keys of this kernel library");
   c->add_option("--kernel", o->kernels, "Only these kernels (repeatable: values OR)");
   c->add_option("--implementation", o->implementations, "Only these implementations (repeatable)");
   c->add_option("--element-type", o->element_types, "Only these element types, e.g. float (repeatable)");
-  c->add_flag("--only-missing", o->only_missing, "Skip keys that already have a calibrated profile for this execution");
+  auto* only_missing =
+      c->add_flag("--only-missing", o->only_missing, "Skip keys that already have a calibrated profile for this execution");
   c->add_option("--time-budget", o->time_budget_seconds, "Seconds of measurement per key")
       ->check(CLI::PositiveNumber);
   c->add_option("--memory-budget", o->memory_budget_mib, "MiB a candidate may allocate")->check(CLI::PositiveNumber);
@@ -136,6 +174,12 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   c->add_option("--report", o->report_path, "Write the full calibration report as JSON to this file");
   c->add_option("--cache", o->cache_path, "Cache file (default: $TUNEKIT_CACHE_PATH or $XDG_CACHE_HOME/tunekit/kernel_tuning.toml)");
   c->add_flag("--no-cache", o->no_cache, "Neither load nor update the cache");
+  c->add_option("--profile-out", o->profile_path,
+                "Also write the calibrated keys as a processor profile of this processor and thread count");
+  c->add_option("--profile-priority", o->profile_priority, "Priority of the written profiles")->capture_default_str();
+  c->add_option("--unless-covered-by", o->covering_folders,
+                "Profile folder (repeatable): keys one of its profiles covers on this processor are not calibrated")
+      ->excludes(only_missing);
   c->callback([o, &exit_code] { exit_code = run_calibrate(*o); });
 }
 

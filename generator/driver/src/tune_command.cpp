@@ -2,7 +2,9 @@
 #include "tune_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -10,12 +12,13 @@
 #include <optional>
 #include <random>
 
+#include "engine_registrations.hpp"
 #include "exit_codes.hpp"
 #include "tunekit/internal/knob_json.hpp"
-#include "tunekit/cpu/engines.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_buffers.hpp"
 #include "tunekit/graph/graph_file.hpp"
+#include "tunekit/graph/override_writer.hpp"
 #include "tunekit/graph/shape_selection.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 
@@ -35,6 +38,9 @@ struct TuneOptions {
   bool append = false;
   std::vector<std::string> shape_sets;  // names ("base", a set, "all"); empty: every shape
   bool json = false;
+  // Shapes without a successful candidate are reported, and the exit code
+  // stays 0 (tune_graph() without REQUIRE_COMPLETE).
+  bool allow_incomplete = false;
 };
 
 struct Problem {
@@ -171,7 +177,22 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   }
 }
 
-int run_tune(const TuneOptions& options) {
+// "12 candidates, winner 'cpu_matmul_blocked' tile=64 0.0123 ms" or the failure.
+std::string progress_line(const Problem& p) {
+  const std::size_t succeeded = static_cast<std::size_t>(
+      std::count_if(p.results.begin(), p.results.end(), [](const graph::AutotuneResult& r) { return r.succeeded; }));
+  std::string line = fmt::format("{} candidates, {} succeeded", p.results.size(), succeeded);
+  for (const graph::AutotuneResult& r : p.results) {
+    if (r.succeeded && r.rank == 0) {
+      line += fmt::format(", winner '{}' {} {:.6f} ms", r.engine_name, graph::describe_knob_settings(r.knob_settings),
+                          r.min_time_ms);
+    }
+  }
+  if (succeeded > 0 && !p.error.empty()) line += ", then failed";
+  return line;
+}
+
+int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   graph::AutotuneConfig config;
   auto mode = graph::parse_tune_mode(options.mode);
   auto strategy = measure::parse_strategy(options.strategy);
@@ -194,7 +215,7 @@ int run_tune(const TuneOptions& options) {
   if (Error e = graph::validate(config); e.is_bad()) return fmt::print(stderr, "tunekit tune: {}\n", e.message()), 2;
 
   auto registry = std::make_shared<graph::EngineRegistry>();
-  if (Error e = cpu::register_reference_engines(*registry); e.is_bad()) {
+  if (Error e = register_engines(engines, *registry); e.is_bad()) {
     return fmt::print(stderr, "tunekit tune: {}\n", e.message()), 1;
   }
   platform::CpuDevice device;
@@ -220,12 +241,29 @@ int run_tune(const TuneOptions& options) {
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
-      exit_code = std::max(exit_code, p.exit_code);
+      if (!(options.allow_incomplete && p.exit_code == kTuningFailure)) exit_code = std::max(exit_code, p.exit_code);
       if (!options.json) print_table(p);
       if (!p.error.empty()) {
         fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, p.error);
       }
+      if (!p.results.empty()) fmt::print(stderr, "tune: {} [{}]: {}\n", p.file, p.shape_set, progress_line(p));
       problems.push_back(std::move(p));
+    }
+  }
+  std::vector<std::string> incomplete;
+  for (const Problem& p : problems) {
+    if (p.exit_code == kTuningFailure) incomplete.push_back(fmt::format("{} [{}]", p.file, p.shape_set));
+  }
+  if (!incomplete.empty()) {
+    fmt::print(stderr, "tunekit tune: no successful candidate for: {}{}\n", fmt::join(incomplete, ", "),
+               options.allow_incomplete ? " (allowed: --allow-incomplete)" : "");
+  }
+  // --replace promises a file of this run's winners only, even when none won.
+  if (options.replace && first_write && exit_code == 0) {
+    Result<std::size_t> emptied = graph::merge_override_files({}, options.output);
+    if (!emptied.ok()) {
+      fmt::print(stderr, "tunekit tune: {}\n", emptied.error().message());
+      exit_code = output_exit_code(emptied.error(), kTuningFailure);
     }
   }
   if (options.json) {
@@ -240,7 +278,7 @@ int run_tune(const TuneOptions& options) {
 
 }  // namespace
 
-void add_tune_command(CLI::App& app, int& exit_code) {
+void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& engines) {
   auto options = std::make_shared<TuneOptions>();
   CLI::App* tune = app.add_subcommand("tune", "Autotune graph files and write the winners to an override file");
   tune->add_option("graphs", options->graphs, "Graph files (TOML)")->required()->check(CLI::ExistingFile);
@@ -266,7 +304,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   auto* append = tune->add_flag("--append", options->append, "Keep unrelated entries (the default)");
   replace->excludes(append);
   tune->add_flag("--json", options->json, "Print every candidate as JSON");
-  tune->callback([options, &exit_code] { exit_code = run_tune(*options); });
+  tune->add_flag("--allow-incomplete", options->allow_incomplete,
+                 "Exit 0 when some shapes have no successful candidate (they are still reported)");
+  tune->callback([options, &exit_code, &engines] { exit_code = run_tune(*options, engines); });
 }
 
 }  // namespace tunekit::cli

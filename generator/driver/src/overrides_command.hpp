@@ -5,9 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine_registrations.hpp"
+
 namespace tunekit::cli {
 
 // Adds the subcommand group; `exit_code` receives its result when it runs.
-void add_overrides_command(CLI::App& app, int& exit_code);
+void add_overrides_command(CLI::App& app, int& exit_code, const EngineRegistrations& engines);
 
 }  // namespace tunekit::cli

@@ -1,0 +1,123 @@
+#include "processor_profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <system_error>
+
+#include "tunekit/tuning/cpu_selector.hpp"
+#include "tunekit/tuning/deployment_profile.hpp"
+
+namespace tunekit::cli {
+namespace {
+
+std::string lowercase_word(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+  }
+  return out.empty() ? "unknown" : out;
+}
+
+std::string number_or_x(const std::optional<std::uint32_t>& value) {
+  return value ? std::to_string(*value) : "x";
+}
+
+std::vector<std::filesystem::path> profile_files(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    if (entry.path().extension() == ".toml" && entry.is_regular_file(error)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+tuning::CpuSelector exact_processor_selector(const platform::CpuExecutionDescriptor& execution) {
+  const platform::CpuDescriptor& cpu = execution.processor;
+  tuning::CpuSelector selector;
+  if (!cpu.architecture.empty()) selector.architecture = cpu.architecture;
+  if (!cpu.vendor.empty()) selector.vendor = cpu.vendor;
+  selector.family = cpu.family;
+  if (cpu.family && cpu.model) {
+    selector.models = {*cpu.model};
+    selector.stepping = cpu.stepping;
+  }
+  selector.minimum_threads = execution.effective_threads;
+  selector.maximum_threads = execution.effective_threads;
+  return selector;
+}
+
+std::string processor_profile_stem(const platform::CpuExecutionDescriptor& execution) {
+  const platform::CpuDescriptor& cpu = execution.processor;
+  return fmt::format("{}-{}-{}-{}-{}t", lowercase_word(cpu.vendor), number_or_x(cpu.family), number_or_x(cpu.model),
+                     number_or_x(cpu.stepping), execution.effective_threads);
+}
+
+std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuning::CalibratedKey> calibrated,
+                                                            const platform::CpuExecutionDescriptor& execution,
+                                                            int priority) {
+  const std::string stem = processor_profile_stem(execution);
+  const tuning::CpuSelector selector = exact_processor_selector(execution);
+  std::vector<tuning::KernelTuningProfile> profiles;
+  for (const tuning::CalibratedKey& c : calibrated) {
+    const tuning::KernelTuningParameters& parameters = c.profile.parameters;
+    profiles.push_back({stem + "/" + parameters.key.to_string(), selector, parameters, priority});
+  }
+  return profiles;
+}
+
+std::string format_processor_profile_file(std::span<const tuning::KernelTuningProfile> profiles,
+                                          const platform::CpuExecutionDescriptor& execution) {
+  const platform::CpuDescriptor& cpu = execution.processor;
+  std::string text = fmt::format(
+      "# Processor profile calibrated on: {} ({}), {} threads.\n"
+      "# file name: {}.toml\n",
+      cpu.model_name.empty() ? "an unnamed processor" : cpu.model_name, platform::identity_string(cpu),
+      execution.effective_threads, processor_profile_stem(execution));
+  return text + tuning::format_deployment_profiles(profiles);
+}
+
+CoverageReport find_coverage(std::span<const std::filesystem::path> folders,
+                             std::span<const tuning::KernelTuningKey> keys,
+                             const platform::CpuExecutionDescriptor& execution) {
+  CoverageReport report;
+  struct Loaded {
+    std::string file;
+    std::vector<tuning::KernelTuningProfile> profiles;
+  };
+  std::vector<Loaded> loaded;
+  for (const std::filesystem::path& folder : folders) {
+    for (const std::filesystem::path& file : profile_files(folder)) {
+      Result<std::vector<tuning::KernelTuningProfile>> read = tuning::ReadDeploymentProfiles(file);
+      if (!read.ok()) {
+        report.unreadable.push_back(read.error().message());
+        continue;
+      }
+      loaded.push_back({file.string(), std::move(*read)});
+    }
+  }
+  auto cover = [&](const tuning::KernelTuningKey& key) -> std::optional<Coverage> {
+    for (const Loaded& l : loaded) {
+      for (const tuning::KernelTuningProfile& p : l.profiles) {
+        if (p.parameters.key == key && tuning::matches(p.selector, execution)) return Coverage{key, l.file, p.name};
+      }
+    }
+    return std::nullopt;
+  };
+  for (const tuning::KernelTuningKey& key : keys) {
+    if (std::optional<Coverage> c = cover(key)) {
+      report.covered.push_back(std::move(*c));
+    } else {
+      report.uncovered.push_back(key);
+    }
+  }
+  return report;
+}
+
+}  // namespace tunekit::cli
