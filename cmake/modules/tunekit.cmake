@@ -10,6 +10,8 @@
 # header is generated again only when the spec or the generator changed, and an
 # unchanged result leaves the file as it was. The generated headers of a target
 # are listed in its TUNEKIT_TUNING_HEADERS property.
+#
+# calibrate_kernels() and tune_graph() are in tunekitBuildTuning.cmake.
 include_guard(GLOBAL)
 
 # The generator: the tunekit_gen target of this build, or the one of an
@@ -76,3 +78,5 @@ function(tunekit_add_tuning_spec target)
   target_include_directories(${target} ${scope} "$<BUILD_INTERFACE:${folder}>")
   set_property(TARGET ${target} APPEND PROPERTY TUNEKIT_TUNING_HEADERS "${header}")
 endfunction()
+
+include("${CMAKE_CURRENT_LIST_DIR}/tunekitBuildTuning.cmake")
