@@ -125,14 +125,14 @@ struct BadProfiles {
 TEST(GenProfiles, BadProfilesExit2NamingTheFileTheProfileAndTheField) {
   const std::vector<BadProfiles> cases = {
       {"a field of the wrong type", replaced(profile_file("p", kMilan, ""), "priority = 0", "priority = \"high\""), "",
-       "a.toml:10:12: profiles[0].priority: expected an integer"},
+       "a.toml:10:12: profiles[0].priority: expected an integer, got a string"},
       {"a parameter below the spec's minimum", profile_file("p", kMilan, "\"algorithm.tile_m\" = 0\n"), "",
        "a.toml: profile p: key demo_kernels/Gemm/blocked/float/cpu/abi3: parameter algorithm.tile_m = 0 is below "
        "the minimum 8"},
       {"a parameter the spec does not declare", profile_file("p", kMilan, "\"algorithm.tile_q\" = 16\n"), "",
        "a.toml: profile p: key demo_kernels/Gemm/blocked/float/cpu/abi3: unknown parameter algorithm.tile_q = 16"},
       {"an ambiguous pair in two files", profile_file("milan", kMilan, ""), profile_file("milan-4", kMilanFourThreads, ""),
-       "b.toml: profile milan-4 is ambiguous with profile milan: same specificity (EXACT_PROCESSOR) and priority 0 and "
+       "b.toml: profile milan-4 is ambiguous with profile milan: same specificity (exact_processor) and priority 0 and "
        "both can match one processor (profile milan is in FOLDER/a.toml)"},
       {"one name twice", profile_file("p", kMilan, ""), profile_file("p", kZen3, "", 1),
        "b.toml: profile p: a profile with this name is already registered (profile p is in FOLDER/a.toml)"},

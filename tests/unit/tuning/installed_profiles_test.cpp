@@ -120,7 +120,7 @@ TEST_F(InstalledProfilesTest, ACorruptFileIsSkippedWithItsReasonAndTheOthersLoad
   EXPECT_EQ(report.loaded[1].path, folder / "c.toml");
   ASSERT_EQ(report.skipped.size(), 1u);
   EXPECT_EQ(report.skipped[0].path, folder / "b.toml");
-  EXPECT_EQ(report.skipped[0].reason.rfind((folder / "b.toml").string() + ":5:", 0), 0u) << report.skipped[0].reason;
+  EXPECT_EQ(report.skipped[0].reason.rfind((folder / "b.toml").string() + ":4:12: ", 0), 0u) << report.skipped[0].reason;
   EXPECT_EQ(report.summary(), "installed profiles: 2 from 2 files, 1 skipped (" + (folder / "b.toml").string() + ": " +
                                   report.skipped[0].reason + ")");
   EXPECT_EQ(tile_k(DataType::FLOAT), 96);
