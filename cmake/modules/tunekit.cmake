@@ -165,11 +165,18 @@ function(tunekit_add_profiles target)
 
   set(folder "${CMAKE_CURRENT_BINARY_DIR}/tunekit_generated/${target}")
   set(header "${folder}/${ARG_HEADER}")
+  # The list of profile files, rewritten only when it changes: a file removed
+  # from a folder changes neither the command line nor any remaining input, so
+  # the header depends on this list as well.
+  string(MAKE_C_IDENTIFIER "${ARG_HEADER}" header_id)
+  set(input_list "${CMAKE_CURRENT_BINARY_DIR}/tunekit_generated/${target}_${header_id}.inputs")
+  list(JOIN profile_files "\n" input_lines)
+  file(CONFIGURE OUTPUT "${input_list}" CONTENT "${input_lines}\n" @ONLY)
   _tunekit_generator(generator generator_depends)
   add_custom_command(
     OUTPUT "${header}"
     COMMAND "$<TARGET_FILE:${generator}>" gen-profiles ${inputs} -o "${header}" ${spec_arguments} ${name_arguments}
-    DEPENDS ${profile_files} ${specs} ${generator_depends}
+    DEPENDS ${profile_files} "${input_list}" ${specs} ${generator_depends}
     COMMENT "tunekit: generating ${ARG_HEADER} from the profiles of ${ARG_PROFILES}"
     VERBATIM)
   _tunekit_attach_header(${target} "${folder}" "${header}" profiles_header)
