@@ -12,6 +12,12 @@ namespace {
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
 
 std::string snake_case(std::string_view name) {
@@ -81,6 +87,16 @@ std::string cpp_value(const core::Value& value) {
   if (auto d = value.as_double()) return cpp_double(*d);
   if (auto b = value.as_bool()) return *b ? "true" : "false";
   return cpp_string(*value.as_string());
+}
+
+std::string cpp_data_type(DataType type) { return "::tunekit::DataType::" + upper(core::to_string(type)); }
+
+std::string cpp_device_kind(platform::DeviceKind device) {
+  return "::tunekit::platform::DeviceKind::" + upper(platform::to_string(device));
+}
+
+std::string cpp_cpu_feature(platform::CpuFeature feature) {
+  return "::tunekit::platform::CpuFeature::" + upper(platform::to_string(feature));
 }
 
 std::string one_line(std::string_view text) {

@@ -7,7 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "tunekit/core/data_type.hpp"
 #include "tunekit/core/value.hpp"
+#include "tunekit/platform/cpu_features.hpp"
+#include "tunekit/platform/device.hpp"
 
 namespace tunekit::codegen {
 
@@ -26,6 +29,12 @@ std::string cpp_double(double value);
 std::string cpp_int(std::int64_t value);
 // The literal of a value of any tuning type.
 std::string cpp_value(const core::Value& value);
+// Fully qualified enumerators, e.g. ::tunekit::DataType::BFLOAT16,
+// ::tunekit::platform::DeviceKind::HIP, ::tunekit::platform::CpuFeature::AVX512F:
+// the persisted lower-case names are the enumerators' names in lower case.
+std::string cpp_data_type(DataType type);
+std::string cpp_device_kind(platform::DeviceKind device);
+std::string cpp_cpu_feature(platform::CpuFeature feature);
 // A comment's text on one line (line breaks become spaces).
 std::string one_line(std::string_view text);
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -21,13 +20,7 @@ using tuning::TuningSpecImplementation;
 using tuning::TuningSpecKernel;
 using tuning::TuningSpecParameter;
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string data_type(DataType type) { return "::tunekit::DataType::" + upper(core::to_string(type)); }
+std::string data_type(DataType type) { return cpp_data_type(type); }
 
 std::string cpp_type(core::ValueType type) {
   switch (type) {
@@ -124,9 +117,8 @@ void write_key_helpers(std::string& out, const TuningSpecImplementation& impleme
   out += fmt::format("// The key of {}/{} for an element type ({}_supports says which are declared).\n",
                      kernel.kernel, implementation.implementation, base);
   out += fmt::format("inline ::tunekit::tuning::KernelTuningKey {}_key(::tunekit::DataType type) {{\n", base);
-  out += fmt::format("  return {{kTuningLibrary, {}, {}, type, ::tunekit::platform::DeviceKind::{}, kTuningAbi}};\n}}\n",
-                     cpp_string(kernel.kernel), cpp_string(implementation.implementation),
-                     upper(platform::to_string(implementation.device)));
+  out += fmt::format("  return {{kTuningLibrary, {}, {}, type, {}, kTuningAbi}};\n}}\n", cpp_string(kernel.kernel),
+                     cpp_string(implementation.implementation), cpp_device_kind(implementation.device));
   out += fmt::format("inline constexpr bool {}_supports(::tunekit::DataType type) noexcept {{\n", base);
   out += fmt::format("  for (::tunekit::DataType declared : {}) {{\n    if (declared == type) return true;\n  }}\n",
                      types);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "gen_defaults_command.hpp"
+#include "gen_profiles_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   tunekit::codegen::add_gen_defaults_command(app, exit_code);
+  tunekit::codegen::add_gen_profiles_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "tunekit/cpu/processor_profiles.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/crossover_calibration.hpp"
@@ -84,6 +85,10 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
 
 void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::KernelCalibrationRegistry& functions) {
   register_tunekit_cpu_schemas(registry);
+  // The committed profiles validate against the schemas just registered.
+  if (Error e = register_processor_profiles(registry); e.is_bad()) {
+    throw TuningError("tunekit_cpu processor profiles: " + e.message());
+  }
   for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
     functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
   }

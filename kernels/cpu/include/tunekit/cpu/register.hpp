@@ -1,5 +1,6 @@
 // Registration of tunekit_cpu with a tuning registry: the schema of every
-// tunable kernel key and its calibration function.
+// tunable kernel key, the committed processor profiles and the calibration
+// functions.
 #pragma once
 
 #include "tunekit/cpu/tuning_defaults.hpp"
@@ -10,9 +11,11 @@ namespace tunekit::cpu {
 // The version calibrated values are recorded with (the spec's library_version).
 inline constexpr const char* kLibraryVersion = kTuningLibraryVersion;
 
-// Registers the schemas (register_tunekit_cpu_schemas) and calibration
-// functions of every tunekit_cpu kernel. Throws TuningError when a schema is
-// rejected (a programming error).
+// Registers the schemas (register_tunekit_cpu_schemas), the committed
+// processor profiles (profiles/tunekit_cpu, compiled in) and the calibration
+// functions of every tunekit_cpu kernel, once per registry. Throws TuningError
+// when a schema or profile is rejected: a profile of that name is already
+// registered, or another registered profile is ambiguous with one of them.
 void register_tunekit_cpu(tuning::KernelTuningRegistry& registry = tuning::KernelTuningRegistry::global(),
                           tuning::KernelCalibrationRegistry& functions = tuning::KernelCalibrationRegistry::global());
 
