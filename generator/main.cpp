@@ -7,6 +7,7 @@
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
 #include "gen_defaults_command.hpp"
+#include "gen_overrides_command.hpp"
 #include "exit_codes.hpp"
 #include "overrides_command.hpp"
 #include "promote_command.hpp"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   tunekit::cli::add_tune_command(app, exit_code);
   tunekit::cli::add_overrides_command(app, exit_code);
   tunekit::codegen::add_gen_defaults_command(app, exit_code);
+  tunekit::codegen::add_gen_overrides_command(app, exit_code);
   tunekit::cli::add_promote_command(app, exit_code);
 
   try {
