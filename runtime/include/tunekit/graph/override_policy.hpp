@@ -71,7 +71,8 @@ class OverridePolicy {
   std::size_t parse_count() const;
 
   // The process-wide policy, which follows TUNEKIT_HEUR_CONFIG_PATH (read at
-  // every refresh_from_environment).
+  // every refresh_from_environment); its embedded sources apply whether the
+  // variable is set or not.
   static OverridePolicy& process();
   std::shared_ptr<const OverrideIndex> refresh_from_environment();
 
