@@ -12,6 +12,7 @@
 #include "describe_command.hpp"
 #include "exit_codes.hpp"
 #include "gen_defaults_command.hpp"
+#include "gen_overrides_command.hpp"
 #include "gen_profiles_command.hpp"
 #include "overrides_command.hpp"
 #include "promote_command.hpp"
@@ -48,6 +49,7 @@ int run(int argc, char** argv, const Registrations& registrations) {
   cli::add_overrides_command(app, exit_code, registrations.engines);
   codegen::add_gen_defaults_command(app, exit_code);
   codegen::add_gen_profiles_command(app, exit_code);
+  codegen::add_gen_overrides_command(app, exit_code);
   cli::add_promote_command(app, exit_code);
 
   try {

@@ -1,10 +1,11 @@
-// The selection policy's file set: stat-based reloads, one immutable index
-// per change, and the process-wide instance that follows
-// TUNEKIT_HEUR_CONFIG_PATH.
+// The selection policy's sources: files with stat-based reloads, embedded
+// texts parsed once at registration, one immutable index per change, and the
+// process-wide instance that follows TUNEKIT_HEUR_CONFIG_PATH.
 #include "tunekit/graph/override_policy.hpp"
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -33,6 +34,11 @@ struct Loaded {
   std::string skipped;                // why file is nullopt
 };
 
+struct Embedded {
+  std::string name;   // as registered
+  OverrideFile file;  // source: "embedded:<name>"
+};
+
 }  // namespace
 
 std::vector<std::filesystem::path> split_override_path_list(std::string_view list) {
@@ -50,6 +56,7 @@ std::vector<std::filesystem::path> split_override_path_list(std::string_view lis
 struct OverridePolicy::Impl {
   mutable std::mutex mutex;
   std::vector<Loaded> files;
+  std::vector<Embedded> embedded;  // after the files, in registration order
   std::shared_ptr<const OverrideIndex> index;
   std::size_t parses = 0;
   std::optional<std::string> environment;  // the variable's value last applied
@@ -72,6 +79,30 @@ void OverridePolicy::set_paths(std::vector<std::filesystem::path> paths) {
   }
   impl_->files = std::move(files);
   impl_->index.reset();
+}
+
+Error OverridePolicy::register_embedded(std::string source_name, std::string_view json_text) {
+  if (source_name.empty()) {
+    return Error(ErrorCode::INVALID_VALUE, "embedded overrides: the source name must not be empty");
+  }
+  // Parsed outside the lock: lookups and refreshes do not wait for it.
+  Result<OverrideFile> file = parse_override_file(json_text, "embedded:" + source_name);
+  if (!file.ok()) return file.error();
+  for (const OverrideEntryProblem& problem : file->rejected) {
+    log::warn("overrides: {}: {} (entry skipped)", file->source, describe(problem));
+  }
+  log::debug("overrides: registered {} ({} entries, {} rejected)", file->source, file->entries.size(),
+             file->rejected.size());
+  std::lock_guard lock(impl_->mutex);
+  auto same = std::find_if(impl_->embedded.begin(), impl_->embedded.end(),
+                           [&](const Embedded& e) { return e.name == source_name; });
+  if (same != impl_->embedded.end()) {
+    same->file = std::move(file).value();
+  } else {
+    impl_->embedded.push_back({std::move(source_name), std::move(file).value()});
+  }
+  impl_->index.reset();
+  return Error::ok();
 }
 
 std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
@@ -109,6 +140,7 @@ std::shared_ptr<const OverrideIndex> OverridePolicy::refresh() {
     for (const Loaded& loaded : impl_->files) {
       if (loaded.file) files.push_back(*loaded.file);
     }
+    for (const Embedded& embedded : impl_->embedded) files.push_back(embedded.file);
     impl_->index = std::make_shared<const OverrideIndex>(std::move(files));
   }
   return impl_->index->files().empty() ? nullptr : impl_->index;
@@ -145,7 +177,6 @@ std::shared_ptr<const OverrideIndex> OverridePolicy::refresh_from_environment() 
     }
   }
   if (apply) set_paths(split_override_path_list(list));
-  if (list.empty()) return nullptr;
   return refresh();
 }
 

@@ -2,7 +2,10 @@
 // list (TUNEKIT_HEUR_CONFIG_PATH for the process-wide policy), earlier files
 // first. Each refresh stats the files and re-reads only those whose size or
 // modification time changed; a missing or unreadable file is skipped with a
-// logged reason. create_execution_plans() consults the process-wide policy.
+// logged reason. Override text compiled into the program (headers from
+// `tunekit gen-overrides`) is registered as embedded sources, which the
+// policy consults after every file. create_execution_plans() consults the
+// process-wide policy.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tunekit/core/error.hpp"
 #include "tunekit/graph/override_index.hpp"
 
 namespace tunekit::graph {
@@ -38,7 +42,27 @@ class OverridePolicy {
   OverridePolicy& operator=(const OverridePolicy&) = delete;
 
   void set_paths(std::vector<std::filesystem::path> paths);
-  // Brings the index up to date and returns it; null when no file loaded.
+
+  // Adds override text compiled into the program as a source named
+  // source_name; registering a name again replaces that source in its place.
+  // The text is parsed once, here, with the file reader: a malformed entry
+  // is skipped (logged at warn level) and the others are registered.
+  // INVALID_VALUE "embedded:<source_name>: line L, column C: ..." when the
+  // text is not JSON or not an override file, and then nothing changes;
+  // INVALID_VALUE when source_name is empty.
+  //
+  // Precedence: embedded sources act as files appended to the path list in
+  // registration order, under the index's rules (an exact entry beats a
+  // wildcard entry whatever their sources; among equals the earlier source
+  // wins). So any file beats an embedded source for the same entry, and a
+  // file's wildcard entry does not beat an embedded exact one: to override a
+  // compiled-in exact entry, a file gives an exact entry. Their entries
+  // report the source "embedded:<source_name>". Refreshing reads no file
+  // for them. Thread-safe.
+  Error register_embedded(std::string source_name, std::string_view json_text);
+
+  // Brings the index up to date and returns it; null when no file loaded
+  // and no embedded source is registered.
   // Thread-safe; the returned index is immutable.
   std::shared_ptr<const OverrideIndex> refresh();
   // The listed files that the last refresh left out, in list order.
@@ -47,7 +71,8 @@ class OverridePolicy {
   std::size_t parse_count() const;
 
   // The process-wide policy, which follows TUNEKIT_HEUR_CONFIG_PATH (read at
-  // every refresh_from_environment).
+  // every refresh_from_environment); its embedded sources apply whether the
+  // variable is set or not.
   static OverridePolicy& process();
   std::shared_ptr<const OverrideIndex> refresh_from_environment();
 
