@@ -48,7 +48,8 @@ void matmul_plain(const Shape& s, const float* a, const float* b, float* c) {
 }
 
 // tile x tile blocks of C accumulate over tile-deep slices of K; the inner
-// loop runs along a row of B and C, so it is contiguous and vectorises.
+// loop runs along a row of B and C: contiguous, and vectorised even at -O2
+// (omp simd; C and B are distinct buffers of the graph, no aliasing).
 void matmul_tiled(const Shape& s, const float* a, const float* b, float* c, std::int64_t tile) {
   std::fill(c, c + s.m * s.n, 0.0f);
   for (std::int64_t i0 = 0; i0 < s.m; i0 += tile) {
@@ -60,8 +61,9 @@ void matmul_tiled(const Shape& s, const float* a, const float* b, float* c, std:
         for (std::int64_t i = i0; i < i1; ++i) {
           for (std::int64_t p = p0; p < p1; ++p) {
             const float x = a[i * s.k + p];
-            float* row = c + i * s.n;
-            const float* brow = b + p * s.n;
+            float* __restrict row = c + i * s.n;
+            const float* __restrict brow = b + p * s.n;
+#pragma omp simd
             for (std::int64_t j = j0; j < j1; ++j) row[j] += x * brow[j];
           }
         }
