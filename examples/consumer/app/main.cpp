@@ -43,7 +43,7 @@ int register_everything() {
   fmt::print("processor profiles: no consumer/processor_profiles.hpp header in this build\n");
 #endif
 #ifdef CONSUMER_HAS_INSTALLED_PROFILES
-  fmt::print("installed profiles: {}\n", tuning::LoadInstalledProfiles(CONSUMER_PROJECT_NAME).summary());
+  fmt::print("{}\n", tuning::LoadInstalledProfiles(CONSUMER_PROJECT_NAME).summary());  // "installed profiles: ..."
 #else
   fmt::print("installed profiles: not loaded in this build\n");
 #endif
