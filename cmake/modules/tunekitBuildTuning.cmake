@@ -346,6 +346,7 @@ function(tune_graph name)
   endif()
   # One step per graph file, so that touching one graph retunes only it.
   set(parts "")
+  set(graphs "")
   set(index 0)
   foreach(graph IN LISTS ARG_GRAPHS)
     cmake_path(ABSOLUTE_PATH graph BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
