@@ -54,3 +54,19 @@ endif()
 if(TUNEKIT_BUILD_BENCHMARKS)
   _tunekit_find_config(benchmark benchmark::benchmark libbenchmark-dev)
 endif()
+
+# References of the tests and benchmarks, never dependencies of the kernels:
+# SLEEF (accuracy and speed of the vector math) and BLIS (a second Gemm
+# anchor beside OpenBLAS). Debian installs BLIS in a folder of its own, and
+# its libblas/cblas symbols would clash with OpenBLAS's: use its bli_* API.
+if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
+  _tunekit_find_pkgconfig(sleef tunekit_sleef libsleef-dev)
+  find_path(TUNEKIT_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES x86_64-linux-gnu/blis-openmp blis-openmp blis)
+  find_library(TUNEKIT_BLIS_LIBRARY blis PATH_SUFFIXES blis-openmp x86_64-linux-gnu/blis-openmp)
+  if(NOT TUNEKIT_BLIS_INCLUDE_DIR OR NOT TUNEKIT_BLIS_LIBRARY)
+    _tunekit_missing(BLIS libblis-dev)
+  endif()
+  add_library(tunekit_blis INTERFACE IMPORTED GLOBAL)
+  target_include_directories(tunekit_blis INTERFACE "${TUNEKIT_BLIS_INCLUDE_DIR}")
+  target_link_libraries(tunekit_blis INTERFACE "${TUNEKIT_BLIS_LIBRARY}")
+endif()
