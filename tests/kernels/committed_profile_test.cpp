@@ -81,7 +81,7 @@ TEST(CommittedProfiles, EachResolvesAsTheExactProcessorOnTheExecutionItsSelector
 
 TEST(CommittedProfiles, TheEmeraldRapidsProfileOfTheCalibratedMachineIsCommitted) {
   // Intel family 6 model 207 stepping 2 (Emerald Rapids) with 2 threads, the
-  // machine profiles/tunekit_cpu/intel-6-207-2.toml was calibrated on, built by hand.
+  // machine profiles/tunekit_cpu/intel-6-207-2-2t.toml was calibrated on, built by hand.
   platform::CpuExecutionDescriptor e;
   e.processor.architecture = "x86_64";
   e.processor.vendor = "Intel";
