@@ -4,9 +4,12 @@
 // Exit codes as the tool's.
 #include <CLI/CLI.hpp>
 
+#include <optional>
+
+#include "command_line.hpp"
 #include "gen_defaults_command.hpp"
-#include "gen_profiles_command.hpp"
 #include "gen_overrides_command.hpp"
+#include "gen_profiles_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 
@@ -19,17 +22,6 @@ int main(int argc, char** argv) {
   tunekit::codegen::add_gen_defaults_command(app, exit_code);
   tunekit::codegen::add_gen_profiles_command(app, exit_code);
   tunekit::codegen::add_gen_overrides_command(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
+  if (std::optional<int> stopped = tunekit::codegen::parse_command_line(app, argc, argv)) return *stopped;
   return exit_code;
 }

@@ -10,22 +10,14 @@
 
 #include "run_tool.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/text_file.hpp"
 
 namespace {
 
 using tunekit::testing::run_tool;
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using tunekit::testing::read_text;
+using tunekit::testing::write_text;
 
 constexpr const char* kNotKey = "tunekit_cpu/Not/openmp_simd/bool/cpu/abi1";
 

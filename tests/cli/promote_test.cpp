@@ -11,6 +11,7 @@
 
 #include "run_tool.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/text_file.hpp"
 
 namespace {
 
@@ -20,14 +21,8 @@ using tunekit::testing::ScratchDir;
 
 const fs::path kData = TUNEKIT_TEST_DATA_DIR;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+using tunekit::testing::read_text;
+using tunekit::testing::write_text;
 
 // A deployment profile file as `tunekit cache export` writes it, for one key
 // of the small test spec.
@@ -67,9 +62,9 @@ std::string profile_file(const std::string& parameters, const std::string& kerne
 class Promote : public ::testing::Test {
  protected:
   void SetUp() override {
-    original = read(kData / "spec" / "small_tuning.toml");
+    original = read_text(kData / "spec" / "small_tuning.toml");
     ASSERT_FALSE(original.empty());
-    write(spec, original);
+    write_text(spec, original);
   }
   ScratchDir dir{"tunekit-promote"};
   fs::path spec = dir.path() / "tuning.toml";
@@ -78,19 +73,19 @@ class Promote : public ::testing::Test {
 };
 
 TEST_F(Promote, OneNamedParameterChangesOnlyItsValueBytes) {
-  write(profile, profile_file("\"algorithm.tile_k\" = 512\n\"algorithm.tile_m\" = 32\n"));
+  write_text(profile, profile_file("\"algorithm.tile_k\" = 512\n\"algorithm.tile_m\" = 32\n"));
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string(), "--parameter",
                        "algorithm.tile_k"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "promoted  blocked_gemm algorithm.tile_k: 256 -> 512 (profile 'milan-gemm')\n");
-  const std::string after = read(spec);
+  const std::string after = read_text(spec);
   EXPECT_TRUE(only_value_changed(original, after, "name = \"algorithm.tile_k\"", "256", "512"));
   EXPECT_NE(after.find("default   =   512     # spacing and this comment stay as they are when promoted\n"),
             std::string::npos);
 }
 
 TEST_F(Promote, EveryParameterOfTheProfileByDefault) {
-  write(profile, profile_file("\"algorithm.packing\" = false\n\"algorithm.tile_k\" = 512\n"
+  write_text(profile, profile_file("\"algorithm.packing\" = false\n\"algorithm.tile_k\" = 512\n"
                               "\"algorithm.tile_m\" = 32\n\"parallel.split_ratio\" = 0.5\n"));
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -109,12 +104,12 @@ TEST_F(Promote, EveryParameterOfTheProfileByDefault) {
   replace("default   =   256", "default   =   512");
   replace("member = \"tile_m\"\ntype = \"int64\"\ndefault = 64", "member = \"tile_m\"\ntype = \"int64\"\ndefault = 32");
   replace("default = 0.75", "default = 0.5");
-  EXPECT_EQ(read(spec), expected);
+  EXPECT_EQ(read_text(spec), expected);
 
   // The promoted spec generates a header with the new defaults.
   const fs::path header = dir.path() / "h.hpp";
   ASSERT_EQ(run_tool({"gen-defaults", spec.string(), "-o", header.string()}).exit_code, 0);
-  const std::string text = read(header);
+  const std::string text = read_text(header);
   EXPECT_NE(text.find("  std::int64_t algorithm_tile_k = 512;\n"), std::string::npos);
   EXPECT_NE(text.find("  std::int64_t tile_m = 32;\n"), std::string::npos);
   EXPECT_NE(text.find("  double parallel_split_ratio = 0.5;\n"), std::string::npos);
@@ -127,30 +122,30 @@ TEST_F(Promote, RefusedValueLeavesTheSpecUnchangedByteForByte) {
            {"\"algorithm.tile_m\" = 512\n\"algorithm.tile_k\" = 128\n",
             "algorithm.tile_m = 512 and algorithm.tile_k = 128 violate algorithm.tile_m <= algorithm.tile_k"},
            {"\"parallel.split_ratio\" = 2\n", "parameter parallel.split_ratio = 2 has type int64, expected double"}}) {
-    write(profile, profile_file(parameters));
+    write_text(profile, profile_file(parameters));
     auto run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string()});
     EXPECT_EQ(run.exit_code, 2) << parameters;
     EXPECT_NE(run.err.find(error), std::string::npos) << run.err;
     EXPECT_EQ(run.err.rfind("tunekit promote: ", 0), 0u) << run.err;
-    EXPECT_EQ(read(spec), original) << parameters;
+    EXPECT_EQ(read_text(spec), original) << parameters;
   }
 }
 
 TEST_F(Promote, ProfileForAnotherKeyIsRefused) {
-  write(profile, profile_file("\"algorithm.tile_k\" = 512\n", "Conv"));
+  write_text(profile, profile_file("\"algorithm.tile_k\" = 512\n", "Conv"));
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string()});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err, "tunekit promote: profile 'milan-gemm': key demo_kernels/Conv/blocked/float/cpu/abi3 is not "
                      "declared by " + spec.string() + " (library demo_kernels, tuning ABI 3)\n");
-  write(profile, profile_file("\"algorithm.tile_k\" = 512\n", "Gemm", 2));
+  write_text(profile, profile_file("\"algorithm.tile_k\" = 512\n", "Gemm", 2));
   run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string()});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("key demo_kernels/Gemm/blocked/float/cpu/abi2 is not declared"), std::string::npos) << run.err;
-  EXPECT_EQ(read(spec), original);
+  EXPECT_EQ(read_text(spec), original);
 }
 
 TEST_F(Promote, UnknownOrMissingParametersAndBadFilesExit2) {
-  write(profile, profile_file("\"algorithm.tile_k\" = 512\n"));
+  write_text(profile, profile_file("\"algorithm.tile_k\" = 512\n"));
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", spec.string(), "--parameter",
                        "algorithm.vector"});
   EXPECT_EQ(run.exit_code, 2);
@@ -158,16 +153,16 @@ TEST_F(Promote, UnknownOrMissingParametersAndBadFilesExit2) {
   run = run_tool({"promote", "--profile", (dir.path() / "none.toml").string(), "--spec", spec.string()});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find((dir.path() / "none.toml").string()), std::string::npos) << run.err;
-  EXPECT_EQ(read(spec), original);
+  EXPECT_EQ(read_text(spec), original);
 }
 
 TEST_F(Promote, AProfileExportedFromTheCacheBecomesTheTunekitCpuDefault) {
   const fs::path cpu_spec = dir.path() / "cpu_tuning.toml";
-  const std::string cpu_original = read(fs::path(TUNEKIT_TEST_DATA_DIR) / ".." / ".." / "kernels" / "cpu" / "tuning.toml");
+  const std::string cpu_original = read_text(fs::path(TUNEKIT_TEST_DATA_DIR) / ".." / ".." / "kernels" / "cpu" / "tuning.toml");
   ASSERT_FALSE(cpu_original.empty());
-  write(cpu_spec, cpu_original);
+  write_text(cpu_spec, cpu_original);
   const fs::path cache = dir.path() / "kernel_tuning.toml";
-  write(cache,
+  write_text(cache,
         "schema_version = 1\n\n[[entries]]\nname = \"calibrated-abs\"\nlibrary = \"tunekit_cpu\"\nkernel = \"Abs\"\n"
         "implementation = \"openmp_simd\"\nelement_type = \"float\"\ndevice = \"cpu\"\ntuning_abi = 1\n"
         "library_version = \"0.1.0\"\ntunekit_version = \"0.1.0\"\nreport_digest = \"abc123\"\n\n"
@@ -181,7 +176,7 @@ TEST_F(Promote, AProfileExportedFromTheCacheBecomesTheTunekitCpuDefault) {
   auto run = run_tool({"promote", "--profile", profile.string(), "--spec", cpu_spec.string(), "--parameter",
                        "parallel.minimum_elements"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_TRUE(only_value_changed(cpu_original, read(cpu_spec), "name = \"parallel.minimum_elements\"", "1048576",
+  EXPECT_TRUE(only_value_changed(cpu_original, read_text(cpu_spec), "name = \"parallel.minimum_elements\"", "1048576",
                                  "65536"));
 }
 

@@ -27,6 +27,16 @@ function(run out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+# Runs a command that must fail; its output is returned in <out>.
+function(run_failing out)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(result EQUAL 0)
+    string(REPLACE ";" " " command "${ARGN}")
+    message(FATAL_ERROR "expected a failure: ${command}\n${stdout}${stderr}")
+  endif()
+  set(${out} "${stdout}${stderr}" PARENT_SCOPE)
+endfunction()
+
 function(expect text pattern why)
   if(NOT text MATCHES "${pattern}")
     message(FATAL_ERROR "expected ${why} (/${pattern}/) in:\n${text}")
@@ -131,6 +141,13 @@ run(never_configured ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-never" ${
 expect("${never_configured}" "WHEN never: using the committed profiles" "the configure message of WHEN never")
 run(never_built ${CMAKE_COMMAND} --build "${WORK}/build-never")
 expect_not("${never_built}" "tunekit: calibrating" "a calibration")
+
+message(STATUS "an unknown WHEN stops configuration naming the option and the choices")
+run_failing(bad_when ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-bad" ${configure_options}
+            -DCONSUMER_CALIBRATE_WHEN=sometimes)
+# (CMake wraps the message: match across the line break.)
+expect("${bad_when}" "calibrate_kernels\\(consumer_calibration\\): WHEN 'sometimes' is not one of[ \n]+always\\|missing\\|never\\|install"
+       "the refusal of WHEN sometimes")
 
 message(STATUS "WHEN install calibrates during cmake --install")
 file(REMOVE_RECURSE "${source}/profiles")

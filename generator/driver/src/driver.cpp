@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <optional>
 
 #include "cache_command.hpp"
+#include "command_line.hpp"
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
 #include "exit_codes.hpp"
@@ -52,18 +54,7 @@ int run(int argc, char** argv, const Registrations& registrations) {
   codegen::add_gen_overrides_command(app, exit_code);
   cli::add_promote_command(app, exit_code);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return cli::kBadInput;
-  }
+  if (std::optional<int> stopped = codegen::parse_command_line(app, argc, argv)) return *stopped;
   return cli::finish_standard_output(exit_code);
 }
 
