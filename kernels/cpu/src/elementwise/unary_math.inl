@@ -6,7 +6,8 @@
 //
 // P provides: T (float or double), V (a vector, or T itself), M (a lane mask)
 // and the static functions set, add, sub, mul, div, fma (a*b+c, fused where
-// the instruction set has it), sqrt, min, max, abs, neg, or_sign (copies the
+// the instruction set has it), sqrt, min, max (a NaN first operand gives
+// the second, as minps/maxps do), abs, neg, or_sign (copies the
 // sign bit of the second argument into the first, non-negative one), lt, gt,
 // eq, is_nan, select(mask, if_true, if_false), round (to nearest, for
 // |x| < 2^22), pow2 (2^n for integral n in the normal exponent range),

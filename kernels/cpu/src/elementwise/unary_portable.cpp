@@ -57,8 +57,10 @@ struct Scalar {
       return __builtin_sqrt(a);
     }
   }
-  static V min(V a, V b) { return b < a ? b : a; }
-  static V max(V a, V b) { return a < b ? b : a; }
+  // Like minps/maxps: a NaN first operand gives the second, so the clamps
+  // of unary_math.inl never feed a NaN to the integer conversion in pow2.
+  static V min(V a, V b) { return a < b ? a : b; }
+  static V max(V a, V b) { return a > b ? a : b; }
   static V abs(V a) { return std::bit_cast<V>(std::bit_cast<typename B::U>(a) & ~B::kSign); }
   static V neg(V a) { return std::bit_cast<V>(std::bit_cast<typename B::U>(a) ^ B::kSign); }
   static V or_sign(V a, V sign) {
