@@ -31,7 +31,8 @@
 //   reduction as 2^n p(r) + (2^n - 1) (no cancellation near 0); 1 beyond
 //   9.1 (float) / 22 (double), sign copied from x.
 // - Sigmoid: t = exp(-|x|) in (0, 1]; 1 / (1 + t) for x >= 0 and t / (1 + t)
-//   for x < 0, so neither side overflows or cancels.
+//   for x < 0 (one division, the numerator selected), so neither side
+//   overflows or cancels.
 // - Sqrt: the hardware instruction (correctly rounded).
 // - Erf: the C library's erf/erff, lane by lane (not vectorised).
 
@@ -186,8 +187,8 @@ inline typename P::V vsigmoid(typename P::V x) {
   using T = typename P::T;
   using V = typename P::V;
   const V t = vexp<P>(P::neg(P::abs(x)));
-  const V d = P::add(P::set(T(1)), t);
-  return P::select(P::lt(x, P::set(T(0))), P::div(t, d), P::div(P::set(T(1)), d));
+  const V numerator = P::select(P::lt(x, P::set(T(0))), t, P::set(T(1)));
+  return P::div(numerator, P::add(P::set(T(1)), t));
 }
 
 template <class P>
