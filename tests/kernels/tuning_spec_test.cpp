@@ -3,6 +3,8 @@
 // unary kernels had by hand, and equal what the runtime reads from the spec.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/tuning_spec.hpp"
@@ -29,17 +31,29 @@ TEST(TunekitCpuSpec, GeneratedSchemaHasTheUnaryDefaultsAndRules) {
 }
 
 TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
-  EXPECT_EQ(tunekit_cpu_tuning_keys(),
-            (std::vector<tuning::KernelTuningKey>{unary_key(UnaryOp::ABS, DataType::FLOAT),
-                                                  unary_key(UnaryOp::ABS, DataType::DOUBLE),
-                                                  unary_key(UnaryOp::ABS, DataType::INT32),
-                                                  unary_key(UnaryOp::NOT, DataType::BOOL)}));
+  std::vector<tuning::KernelTuningKey> supported;
+  for (UnaryOp op : kAllUnaryOps) {
+    for (DataType type : core::all_data_types()) {
+      if (supports(op, type)) supported.push_back(unary_key(op, type));
+    }
+  }
+  std::vector<tuning::KernelTuningKey> keys = tunekit_cpu_tuning_keys();
+  std::sort(keys.begin(), keys.end());
+  std::sort(supported.begin(), supported.end());
+  EXPECT_EQ(keys, supported);
   EXPECT_EQ(unary_key(UnaryOp::NOT, DataType::BOOL),
             (tuning::KernelTuningKey{"tunekit_cpu", "Not", "openmp_simd", DataType::BOOL, platform::DeviceKind::CPU, 1}));
+  EXPECT_EQ(unary_key(UnaryOp::SIGMOID, DataType::BFLOAT16),
+            (tuning::KernelTuningKey{"tunekit_cpu", "Sigmoid", "openmp_simd", DataType::BFLOAT16,
+                                     platform::DeviceKind::CPU, 1}));
   EXPECT_STREQ(kLibraryVersion, "0.1.0");
   for (DataType type : core::all_data_types()) {
-    const bool abs = type == DataType::FLOAT || type == DataType::DOUBLE || type == DataType::INT32;
+    const bool floating = type == DataType::FLOAT || type == DataType::DOUBLE || type == DataType::FLOAT16 ||
+                          type == DataType::BFLOAT16;
+    const bool abs = floating || type == DataType::INT32 || type == DataType::INT64;
     EXPECT_EQ(supports(UnaryOp::ABS, type), abs) << core::to_string(type);
+    EXPECT_EQ(supports(UnaryOp::RELU, type), abs) << core::to_string(type);
+    EXPECT_EQ(supports(UnaryOp::EXP, type), floating) << core::to_string(type);
     EXPECT_EQ(supports(UnaryOp::NOT, type), type == DataType::BOOL) << core::to_string(type);
   }
 }

@@ -87,8 +87,19 @@ TEST(TunekitCpuRegistration, RegistersASchemaAndFunctionPerSupportedType) {
   tuning::KernelTuningRegistry registry;
   tuning::KernelCalibrationRegistry functions;
   register_tunekit_cpu(registry, functions);
-  EXPECT_EQ(registry.snapshot()->keys().size(), 4u);  // Abs float/double/int32, Not bool
-  EXPECT_EQ(functions.entries().size(), 4u);
+  // One key per operation and type it supports (tuning.toml declares the same).
+  std::size_t supported = 0;
+  for (UnaryOp op : kAllUnaryOps) {
+    for (DataType type : core::all_data_types()) {
+      if (supports(op, type)) {
+        ++supported;
+        EXPECT_NE(registry.snapshot()->schema(unary_key(op, type)), nullptr) << unary_key(op, type).to_string();
+      }
+    }
+  }
+  EXPECT_EQ(supported, 43u);  // Abs, Neg, Relu: 6 types; Sqrt and 5 transcendentals: 4; Not: 1
+  EXPECT_EQ(registry.snapshot()->keys().size(), supported);
+  EXPECT_EQ(functions.entries().size(), supported);
   EXPECT_NE(registry.snapshot()->schema(unary_key(UnaryOp::ABS, DataType::DOUBLE)), nullptr);
   EXPECT_EQ(registry.snapshot()->schema(unary_key(UnaryOp::NOT, DataType::FLOAT)), nullptr);
 }

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 
 #include "tunekit/cpu/processor_profiles.hpp"
 #include "tunekit/cpu/register.hpp"
@@ -16,7 +18,37 @@ namespace {
 
 using tuning::CalibrationContext;
 
-UnaryOp op_of(const tuning::KernelTuningKey& key) { return key.kernel == "Not" ? UnaryOp::NOT : UnaryOp::ABS; }
+std::optional<UnaryOp> op_of(const tuning::KernelTuningKey& key) {
+  for (UnaryOp op : kAllUnaryOps) {
+    if (key.kernel == to_string(op)) return op;
+  }
+  return std::nullopt;
+}
+
+// How far a SIMD path may differ from the serial scalar one, relative (for
+// compare_tensors): zero where every path rounds once (Abs, Neg, Relu, Not,
+// Sqrt); for the transcendentals a few units in the last place of the type,
+// since the paths differ in fused multiply-adds (tunekit/cpu/unary_accuracy.hpp).
+double tolerance(UnaryOp op, DataType type) {
+  switch (op) {
+    case UnaryOp::ABS:
+    case UnaryOp::NEG:
+    case UnaryOp::RELU:
+    case UnaryOp::NOT:
+    case UnaryOp::SQRT: return 0.0;
+    default: break;
+  }
+  switch (type) {
+    case DataType::DOUBLE: return 8 * 0x1p-52;
+    case DataType::FLOAT16: return 2 * 0x1p-10;
+    case DataType::BFLOAT16: return 2 * 0x1p-7;
+    default: return 8 * 0x1p-23;
+  }
+}
+
+// Each key's share of a whole-library calibration: tunekit_cpu has dozens
+// of unary keys, so each gets at most this much of the per-key budget.
+constexpr std::chrono::milliseconds kUnaryKeyBudget{1500};
 
 // A forced path of the real kernel on the problem's one operand.
 tuning::CalibrationPath path(UnaryOp op, ExecutionPath forced, int threads, const char* name) {
@@ -25,7 +57,7 @@ tuning::CalibrationPath path(UnaryOp op, ExecutionPath forced, int threads, cons
           }};
 }
 
-tuning::CrossoverCalibration crossover(const tuning::KernelTuningKey& key, std::string parameter, std::int64_t minimum,
+tuning::CrossoverCalibration crossover(const tuning::KernelTuningKey& key, UnaryOp op, std::string parameter, std::int64_t minimum,
                                        std::int64_t maximum, std::int64_t portable_default) {
   tuning::CrossoverCalibration spec;
   spec.parameter = std::move(parameter);
@@ -34,16 +66,22 @@ tuning::CrossoverCalibration crossover(const tuning::KernelTuningKey& key, std::
   spec.portable_default = portable_default;
   spec.input_type = spec.output_type = key.element_type;
   spec.operand_shapes = [](std::int64_t size) { return std::vector<tuning::Shape>{{size}}; };
-  spec.reference = path(op_of(key), ExecutionPath::SERIAL_SCALAR, 1, "serial_scalar");
+  spec.reference = path(op, ExecutionPath::SERIAL_SCALAR, 1, "serial_scalar");
+  spec.tolerance = tolerance(op, key.element_type);
   return spec;
 }
 
 }  // namespace
 
 tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelTuningKey& key,
-                                                           CalibrationContext& context) {
+                                                           CalibrationContext& outer) {
+  tuning::CalibrationOptions options = outer.options;
+  options.time_budget = std::min(options.time_budget, kUnaryKeyBudget);
+  CalibrationContext context{options, outer.execution, tuning::CalibrationBudget(options, outer.budget.threads()),
+                             outer.reporter};
   tuning::KernelTuningParameters values{key, {}};
-  if (!supports(op_of(key), key.element_type)) {
+  const std::optional<UnaryOp> known = op_of(key);
+  if (!known || !supports(*known, key.element_type)) {
     context.reporter.mark_unsupported(fmt::format("{} is not implemented for {}", key.kernel,
                                                   core::to_string(key.element_type)));
     return values;
@@ -56,8 +94,8 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
                                               (3 * core::size_of(key.element_type)));
   const std::int64_t largest = std::min<std::int64_t>(fits, std::int64_t{1} << 24);
 
-  const UnaryOp op = op_of(key);
-  tuning::CrossoverCalibration simd = crossover(key, "algorithm.simd_min_elements", 1,
+  const UnaryOp op = *known;
+  tuning::CrossoverCalibration simd = crossover(key, op, "algorithm.simd_min_elements", 1,
                                                 std::min<std::int64_t>(largest, 1 << 16), defaults.simd_min_elements);
   simd.baseline = simd.reference;
   simd.candidate = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
@@ -69,7 +107,7 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
     return values;
   }
   tuning::CrossoverCalibration parallel =
-      crossover(key, "parallel.minimum_elements", 1024, largest, defaults.parallel_minimum_elements);
+      crossover(key, op, "parallel.minimum_elements", 1024, largest, defaults.parallel_minimum_elements);
   parallel.baseline = path(op, ExecutionPath::SERIAL_SIMD, 1, "serial_simd");
   parallel.candidate = path(op, ExecutionPath::PARALLEL_SIMD, threads, "parallel_simd");
   tuning::calibrate_crossover(context, parallel, values);

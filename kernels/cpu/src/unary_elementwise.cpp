@@ -1,74 +1,83 @@
-// The three paths of the unary kernels. The scalar path is compiled without
-// auto-vectorisation so that it really is the portable serial reference that
-// calibration compares every candidate against.
+// The three paths of the unary kernels. The serial scalar path is the
+// portable code with vectorisation disabled, the serial reference that
+// calibration compares every candidate against; the SIMD paths take the
+// instruction set of active_isa(); the parallel path splits the elements
+// into one contiguous block per thread, each run by the serial SIMD path.
 #include "tunekit/cpu/unary_elementwise.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
-#include <cstdlib>
-#include <type_traits>
-#include <fmt/format.h>
+#include <algorithm>
+
+#include "elementwise/unary_paths.hpp"
+#include "tunekit/cpu/isa.hpp"
 
 namespace tunekit::cpu {
 namespace {
 
-template <typename T>
-inline T apply(UnaryOp op, T x) noexcept {
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    return static_cast<std::uint8_t>(x == 0);  // Not on bool bytes
-  } else if constexpr (std::is_integral_v<T>) {
-    (void)op;
-    using U = std::make_unsigned_t<T>;  // wraps for the minimum value instead of overflowing
-    return x < T(0) ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
-  } else {
-    (void)op;
-    return x < T(0) ? T(-x) : x;
+void run_simd(UnaryOp op, DataType type, const void* in, void* out, std::int64_t n) noexcept {
+#if defined(TUNEKIT_CPU_X86_PATHS)
+  switch (active_isa()) {
+    case CpuIsa::AVX512: detail::unary_avx512(op, type, in, out, n); return;
+    case CpuIsa::AVX2: detail::unary_avx2(op, type, in, out, n); return;
+    case CpuIsa::PORTABLE: break;
+  }
+#endif
+  detail::unary_portable(op, type, in, out, n);
+}
+
+// Blocks start at multiples of 64 elements (whole cache lines for every type).
+void run_parallel(UnaryOp op, DataType type, const void* in, void* out, std::int64_t n, int threads) noexcept {
+  const auto bytes = static_cast<std::int64_t>(core::size_of(type));
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+#pragma omp parallel num_threads(threads)
+  {
+    const std::int64_t team = omp_get_num_threads();
+    const std::int64_t block = ((n + team - 1) / team + 63) / 64 * 64;
+    const std::int64_t begin = std::min<std::int64_t>(n, omp_get_thread_num() * block);
+    const std::int64_t end = std::min<std::int64_t>(n, begin + block);
+    if (begin < end) run_simd(op, type, src + begin * bytes, dst + begin * bytes, end - begin);
   }
 }
 
-template <typename T>
-#if defined(__clang__)
-__attribute__((noinline))
-#else
-__attribute__((noinline, optimize("no-tree-vectorize")))
-#endif
-void run_scalar(UnaryOp op, const T* in, T* out, std::int64_t n) noexcept {
-#if defined(__clang__)
-#pragma clang loop vectorize(disable)
-#endif
-  for (std::int64_t i = 0; i < n; ++i) out[i] = apply(op, in[i]);
-}
+constexpr DataType kFloating[] = {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16, DataType::BFLOAT16};
 
-template <typename T>
-void run_simd(UnaryOp op, const T* in, T* out, std::int64_t n) noexcept {
-#pragma omp simd
-  for (std::int64_t i = 0; i < n; ++i) out[i] = apply(op, in[i]);
-}
-
-template <typename T>
-void run_parallel(UnaryOp op, const T* in, T* out, std::int64_t n, int threads) noexcept {
-#pragma omp parallel for simd num_threads(threads) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) out[i] = apply(op, in[i]);
-}
-
-template <typename T>
-void dispatch(UnaryOp op, ExecutionPath path, const T* in, T* out, std::int64_t n, int threads) noexcept {
-  switch (path) {
-    case ExecutionPath::SERIAL_SCALAR: run_scalar(op, in, out, n); break;
-    case ExecutionPath::SERIAL_SIMD: run_simd(op, in, out, n); break;
-    case ExecutionPath::PARALLEL_SIMD:
-    case ExecutionPath::AUTO: run_parallel(op, in, out, n, threads); break;
-  }
+bool is_floating(DataType type) noexcept {
+  return std::find(std::begin(kFloating), std::end(kFloating), type) != std::end(kFloating);
 }
 
 }  // namespace
 
+std::string_view to_string(UnaryOp op) noexcept {
+  switch (op) {
+    case UnaryOp::ABS: return "Abs";
+    case UnaryOp::NOT: return "Not";
+    case UnaryOp::NEG: return "Neg";
+    case UnaryOp::EXP: return "Exp";
+    case UnaryOp::LOG: return "Log";
+    case UnaryOp::SQRT: return "Sqrt";
+    case UnaryOp::RELU: return "Relu";
+    case UnaryOp::SIGMOID: return "Sigmoid";
+    case UnaryOp::TANH: return "Tanh";
+    case UnaryOp::ERF: return "Erf";
+  }
+  return "Abs";
+}
+
 tuning::KernelTuningKey unary_key(UnaryOp op, DataType type) {
-  return op == UnaryOp::ABS ? abs_openmp_simd_key(type) : not_openmp_simd_key(type);
+  return {kLibrary, std::string(to_string(op)), "openmp_simd", type, platform::DeviceKind::CPU, kElementwiseTuningAbi};
 }
 
 bool supports(UnaryOp op, DataType type) noexcept {
-  return op == UnaryOp::ABS ? abs_openmp_simd_supports(type) : not_openmp_simd_supports(type);
+  switch (op) {
+    case UnaryOp::NOT: return type == DataType::BOOL;
+    case UnaryOp::ABS:
+    case UnaryOp::NEG:
+    case UnaryOp::RELU: return is_floating(type) || type == DataType::INT32 || type == DataType::INT64;
+    default: return is_floating(type);
+  }
 }
 
 ExecutionPath UnaryElementwiseKernel::choose_path(std::int64_t elements) const noexcept {
@@ -80,7 +89,7 @@ ExecutionPath UnaryElementwiseKernel::choose_path(std::int64_t elements) const n
 Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& output, ExecutionPath path,
                                   int threads) const {
   if (input.type != output.type || !supports(op_, input.type)) {
-    return {ErrorCode::INVALID_VALUE, fmt::format("{} does not support {} -> {}", op_ == UnaryOp::ABS ? "Abs" : "Not",
+    return {ErrorCode::INVALID_VALUE, fmt::format("{} does not support {} -> {}", to_string(op_),
                                                   core::to_string(input.type), core::to_string(output.type))};
   }
   const std::int64_t n = input.size();
@@ -89,12 +98,13 @@ Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& o
   }
   if (path == ExecutionPath::AUTO) path = choose_path(n);
   const int team = threads > 0 ? threads : static_cast<int>(config_.maximum_threads);
-  switch (input.type) {
-    case DataType::FLOAT: dispatch(op_, path, input.as<float>(), output.as<float>(), n, team); break;
-    case DataType::DOUBLE: dispatch(op_, path, input.as<double>(), output.as<double>(), n, team); break;
-    case DataType::INT32: dispatch(op_, path, input.as<std::int32_t>(), output.as<std::int32_t>(), n, team); break;
-    case DataType::BOOL: dispatch(op_, path, input.as<std::uint8_t>(), output.as<std::uint8_t>(), n, team); break;
-    default: break;
+  const void* in = input.buffer.data();
+  void* out = output.buffer.data();
+  switch (path) {
+    case ExecutionPath::SERIAL_SCALAR: detail::unary_scalar(op_, input.type, in, out, n); break;
+    case ExecutionPath::SERIAL_SIMD: run_simd(op_, input.type, in, out, n); break;
+    case ExecutionPath::PARALLEL_SIMD:
+    case ExecutionPath::AUTO: run_parallel(op_, input.type, in, out, n, team); break;
   }
   return Error::ok();
 }

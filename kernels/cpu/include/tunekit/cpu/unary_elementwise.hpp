@@ -1,6 +1,12 @@
-// Unary elementwise kernels of tunekit_cpu (Abs for float, double and int32;
-// Not for bool) with three execution paths: serial scalar, serial SIMD and
-// parallel SIMD. Two thresholds choose between them; they are tuning
+// Unary elementwise kernels of tunekit_cpu (tunekit/cpu/unary_op.hpp: Abs,
+// Neg, Relu on floating and integer types, Not on bool, Sqrt and the
+// transcendentals Exp, Log, Sigmoid, Tanh, Erf on FLOAT, DOUBLE, FLOAT16 and
+// BFLOAT16) with three execution paths: serial scalar (the portable
+// reference), serial SIMD and parallel SIMD; the SIMD paths take the
+// instruction set of active_isa(). FLOAT16 and BFLOAT16 are computed in float
+// and rounded to nearest even once. The maximum errors of the transcendentals
+// are in tunekit/cpu/unary_accuracy.hpp. Two thresholds choose between the
+// paths; they are tuning
 // parameters with portable defaults, calibrated per element type. The
 // parameters, their defaults and rules are declared in kernels/cpu/tuning.toml;
 // UnaryElementwiseTuning and unary_elementwise_binding() are generated from it.
@@ -8,6 +14,7 @@
 
 #include <cstdint>
 
+#include "tunekit/cpu/unary_op.hpp"
 #include "tunekit/cpu/tuning_defaults.hpp"
 #include "tunekit/tuning/random_tensor.hpp"
 
@@ -16,14 +23,13 @@ namespace tunekit::cpu {
 inline constexpr const char* kLibrary = kTuningLibrary;
 inline constexpr std::uint32_t kElementwiseTuningAbi = kTuningAbi;
 
-enum class UnaryOp { ABS, NOT };
 enum class ExecutionPath { AUTO, SERIAL_SCALAR, SERIAL_SIMD, PARALLEL_SIMD };
 
-// The tuning key of an operation for an element type ("Abs"/"Not",
+// The tuning key of an operation for an element type (kernel to_string(op),
 // implementation "openmp_simd").
 tuning::KernelTuningKey unary_key(UnaryOp op, DataType type);
-// Whether the operation is implemented for the type (the element types the
-// spec declares: Abs float, double, int32; Not bool).
+// Whether the operation is implemented for the type: exactly the element
+// types kernels/cpu/tuning.toml declares for it.
 bool supports(UnaryOp op, DataType type) noexcept;
 
 class UnaryElementwiseKernel {

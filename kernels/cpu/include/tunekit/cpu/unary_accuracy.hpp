@@ -1,0 +1,38 @@
+// The documented maximum error of each unary operation per element type, in
+// units in the last place (ULP) of the type at the exact result, on every
+// instruction-set path (the portable path has no fused multiply-add, so it
+// is the one that sets most bounds). Measured by
+// tests/kernels/unary_accuracy_test.cpp against a double (for float) or long
+// double (for double) reference over every float exponent and the special
+// values; README "Unary kernels" has the measured table beside SLEEF's.
+//
+// Abs, Neg, Relu, Not and Sqrt are exact (Sqrt is correctly rounded; for
+// FLOAT16 and BFLOAT16 its float result rounds once more without error,
+// float having more than twice their precision plus two bits). FLOAT16 and
+// BFLOAT16 results are the float result rounded to nearest even, within
+// half an ULP of the type plus the float error, which is a small fraction of it.
+#pragma once
+
+#include "tunekit/core/data_type.hpp"
+#include "tunekit/cpu/unary_op.hpp"
+
+namespace tunekit::cpu {
+
+constexpr double max_ulp(UnaryOp op, core::DataType type) noexcept {
+  const bool half = type == core::DataType::FLOAT16 || type == core::DataType::BFLOAT16;
+  switch (op) {
+    case UnaryOp::ABS:
+    case UnaryOp::NEG:
+    case UnaryOp::RELU:
+    case UnaryOp::NOT: return 0.0;
+    case UnaryOp::SQRT: return 0.5;
+    case UnaryOp::EXP:
+    case UnaryOp::LOG:
+    case UnaryOp::ERF: return half ? 0.51 : 1.5;
+    case UnaryOp::TANH:
+    case UnaryOp::SIGMOID: return half ? 0.51 : 2.5;
+  }
+  return 0.0;
+}
+
+}  // namespace tunekit::cpu

@@ -1,0 +1,334 @@
+// The unary operations written once over a vector policy P, included by each
+// instruction-set file inside its anonymous namespace (so every copy has
+// internal linkage and is compiled for that file's instruction set; see
+// tunekit/cpu/isa.hpp). It includes nothing; the includer provides UnaryOp,
+// DataType, the <cstdint> types and ::erff/::erf.
+//
+// P provides: T (float or double), V (a vector, or T itself), M (a lane mask)
+// and the static functions set, add, sub, mul, div, fma (a*b+c, fused where
+// the instruction set has it), sqrt, min, max (a NaN first operand gives
+// the second, as minps/maxps do), abs, neg, or_sign (copies the
+// sign bit of the second argument into the first, non-negative one), lt, gt,
+// eq, is_nan, select(mask, if_true, if_false), round (to nearest, for
+// |x| < 2^22), pow2 (2^n for integral n in the normal exponent range),
+// exponent and mantissa (of a positive normal x = mantissa * 2^exponent,
+// mantissa in [1, 2)) and erf (lane by lane through the C library).
+//
+// Algorithms (errors measured in tests/kernels/unary_accuracy_test.cpp, the
+// bounds are in tunekit/cpu/unary_accuracy.hpp):
+// - Exp: n = round(x / ln 2), r = x - n ln 2 in two parts (Cody-Waite), so
+//   |r| <= ln 2 / 2; expm1(r) by its Taylor polynomial (degree 7 in float,
+//   13 in double: truncation below 0.05 ULP); 2^n applied in two halves so
+//   that results in the subnormal range are rounded once, from a normal
+//   value. Inputs are clamped just beyond the overflow and underflow
+//   thresholds, which then give +inf and +0 by rounding.
+// - Log: x = m 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by
+//   2^23 / 2^52 first), f = m - 1, s = f / (2 + f);
+//   log(1 + f) = f - s (f - R(s^2)) with R the atanh series (to s^10 in float,
+//   s^22 in double), so the rounding error of s enters only the small
+//   correction term; e ln 2 added in two parts.
+// - Tanh: tanh|x| = expm1(2|x|) / (expm1(2|x|) + 2), expm1 from the Exp
+//   reduction as 2^n p(r) + (2^n - 1) (no cancellation near 0); 1 beyond
+//   9.1 (float) / 22 (double), sign copied from x.
+// - Sigmoid: t = exp(-|x|) in (0, 1]; 1 / (1 + t) for x >= 0 and t / (1 + t)
+//   for x < 0 (one division, the numerator selected), so neither side
+//   overflows or cancels.
+// - Sqrt: the hardware instruction (correctly rounded).
+// - Erf: float vectorised (verf_float below); double through the C
+//   library's erf, lane by lane.
+
+template <class P>
+struct Constants;
+
+template <>
+struct Constants<float> {
+  static constexpr float kLog2e = 1.44269504088896341f;
+  static constexpr float kLn2Hi = 0.693145751953125f;  // 15 significant bits: n * kLn2Hi is exact
+  static constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  static constexpr float kExpLow = -104.0f;  // below: exp underflows to +0
+  static constexpr float kExpHigh = 89.0f;   // above: exp overflows to +inf
+  static constexpr float kTanhOne = 9.1f;    // above: tanh rounds to 1
+  static constexpr float kSmallestNormal = 1.17549435082228750797e-38f;
+  static constexpr float kSubnormalScale = 8388608.0f;  // 2^23
+  static constexpr float kSubnormalBits = 23.0f;
+  static constexpr float kSqrt2 = 1.41421356237309504880f;
+  static constexpr float kInf = __builtin_inff();
+  static constexpr float kNaN = __builtin_nanf("");
+};
+
+template <>
+struct Constants<double> {
+  static constexpr double kLog2e = 1.44269504088896340736;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 32 significant bits
+  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kExpLow = -746.0;
+  static constexpr double kExpHigh = 710.0;
+  static constexpr double kTanhOne = 22.0;
+  static constexpr double kSmallestNormal = 2.22507385850720138309e-308;
+  static constexpr double kSubnormalScale = 4503599627370496.0;  // 2^52
+  static constexpr double kSubnormalBits = 52.0;
+  static constexpr double kSqrt2 = 1.41421356237309504880;
+  static constexpr double kInf = __builtin_inf();
+  static constexpr double kNaN = __builtin_nan("");
+};
+
+// expm1(r) for |r| <= ln 2 / 2: r + r^2 (1/2! + r/3! + ...), Horner.
+template <class P>
+inline typename P::V expm1_reduced(typename P::V r) {
+  using T = typename P::T;
+  typename P::V q;
+  if constexpr (sizeof(T) == 4) {
+    q = P::set(T(1.0 / 5040));
+    q = P::fma(q, r, P::set(T(1.0 / 720)));
+    q = P::fma(q, r, P::set(T(1.0 / 120)));
+    q = P::fma(q, r, P::set(T(1.0 / 24)));
+    q = P::fma(q, r, P::set(T(1.0 / 6)));
+    q = P::fma(q, r, P::set(T(0.5)));
+  } else {
+    q = P::set(T(1.0 / 6227020800.0));                 // 1/13!
+    q = P::fma(q, r, P::set(T(1.0 / 479001600.0)));   // 1/12!
+    q = P::fma(q, r, P::set(T(1.0 / 39916800.0)));    // 1/11!
+    q = P::fma(q, r, P::set(T(1.0 / 3628800.0)));     // 1/10!
+    q = P::fma(q, r, P::set(T(1.0 / 362880.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 40320.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 5040.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 720.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 120.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 24.0)));
+    q = P::fma(q, r, P::set(T(1.0 / 6.0)));
+    q = P::fma(q, r, P::set(T(0.5)));
+  }
+  return P::fma(P::mul(r, r), q, r);
+}
+
+// x = n ln 2 + r: writes n, returns r.
+template <class P>
+inline typename P::V reduce_ln2(typename P::V x, typename P::V& n) {
+  using C = Constants<typename P::T>;
+  n = P::round(P::mul(x, P::set(C::kLog2e)));
+  typename P::V r = P::fma(n, P::set(-C::kLn2Hi), x);
+  return P::fma(n, P::set(-C::kLn2Lo), r);
+}
+
+template <class P>
+inline typename P::V vexp(typename P::V x) {
+  using T = typename P::T;
+  using C = Constants<T>;
+  const typename P::V clamped = P::min(P::max(x, P::set(C::kExpLow)), P::set(C::kExpHigh));
+  typename P::V n;
+  const typename P::V p = expm1_reduced<P>(reduce_ln2<P>(clamped, n));
+  const typename P::V n1 = P::round(P::mul(n, P::set(T(0.5))));
+  const typename P::V s1 = P::pow2(n1);
+  const typename P::V y = P::mul(P::fma(p, s1, s1), P::pow2(P::sub(n, n1)));
+  return P::select(P::is_nan(x), x, y);
+}
+
+template <class P>
+inline typename P::V vlog(typename P::V x) {
+  using T = typename P::T;
+  using C = Constants<T>;
+  using V = typename P::V;
+  const typename P::M subnormal = P::lt(x, P::set(C::kSmallestNormal));
+  const V scaled = P::select(subnormal, P::mul(x, P::set(C::kSubnormalScale)), x);
+  V e = P::sub(P::exponent(scaled), P::select(subnormal, P::set(C::kSubnormalBits), P::set(T(0))));
+  V m = P::mantissa(scaled);
+  const typename P::M high = P::gt(m, P::set(C::kSqrt2));
+  m = P::select(high, P::mul(m, P::set(T(0.5))), m);
+  e = P::select(high, P::add(e, P::set(T(1))), e);
+  const V f = P::sub(m, P::set(T(1)));
+  const V s = P::div(f, P::add(P::set(T(2)), f));
+  const V z = P::mul(s, s);
+  V q;
+  if constexpr (sizeof(T) == 4) {
+    q = P::set(T(2.0 / 11));
+    q = P::fma(q, z, P::set(T(2.0 / 9)));
+    q = P::fma(q, z, P::set(T(2.0 / 7)));
+    q = P::fma(q, z, P::set(T(2.0 / 5)));
+    q = P::fma(q, z, P::set(T(2.0 / 3)));
+  } else {
+    q = P::set(T(2.0 / 25));
+    q = P::fma(q, z, P::set(T(2.0 / 23)));
+    q = P::fma(q, z, P::set(T(2.0 / 21)));
+    q = P::fma(q, z, P::set(T(2.0 / 19)));
+    q = P::fma(q, z, P::set(T(2.0 / 17)));
+    q = P::fma(q, z, P::set(T(2.0 / 15)));
+    q = P::fma(q, z, P::set(T(2.0 / 13)));
+    q = P::fma(q, z, P::set(T(2.0 / 11)));
+    q = P::fma(q, z, P::set(T(2.0 / 9)));
+    q = P::fma(q, z, P::set(T(2.0 / 7)));
+    q = P::fma(q, z, P::set(T(2.0 / 5)));
+    q = P::fma(q, z, P::set(T(2.0 / 3)));
+  }
+  const V log_m = P::sub(f, P::mul(s, P::sub(f, P::mul(z, q))));
+  V y = P::fma(e, P::set(C::kLn2Hi), P::fma(e, P::set(C::kLn2Lo), log_m));
+  y = P::select(P::eq(x, P::set(T(0))), P::set(-C::kInf), y);
+  y = P::select(P::lt(x, P::set(T(0))), P::set(C::kNaN), y);
+  y = P::select(P::eq(x, P::set(C::kInf)), x, y);
+  return P::select(P::is_nan(x), x, y);
+}
+
+template <class P>
+inline typename P::V vtanh(typename P::V x) {
+  using T = typename P::T;
+  using C = Constants<T>;
+  using V = typename P::V;
+  const V ax = P::abs(x);
+  const V y = P::min(P::add(ax, ax), P::set(T(2) * C::kTanhOne));
+  V n;
+  const V p = expm1_reduced<P>(reduce_ln2<P>(y, n));
+  const V s = P::pow2(n);
+  const V em = P::fma(s, p, P::sub(s, P::set(T(1))));
+  V t = P::div(em, P::add(em, P::set(T(2))));
+  t = P::select(P::gt(ax, P::set(C::kTanhOne)), P::set(T(1)), t);
+  return P::select(P::is_nan(x), x, P::or_sign(t, x));
+}
+
+template <class P>
+inline typename P::V vsigmoid(typename P::V x) {
+  using T = typename P::T;
+  using V = typename P::V;
+  const V t = vexp<P>(P::neg(P::abs(x)));
+  const V numerator = P::select(P::lt(x, P::set(T(0))), t, P::set(T(1)));
+  return P::div(numerator, P::add(P::set(T(1)), t));
+}
+
+// Float erf: |x| < 1 by the Taylor series x + x P(x^2) to x^21 (truncation
+// below 1e-9); 1 <= |x| <= 4 as 1 - exp(-x^2) Q(|x|), Q a degree-13
+// Chebyshev fit of erfcx(x) = exp(x^2) erfc(x) on [1, 4] in monomial form of
+// t = (|x| - 2.5) / 1.5 (relative error 3.5e-8 with float coefficients; the
+// rounding of x^2 costs at most 0.16 ULP since erfc(1) is 0.157); 1 beyond 4.
+template <class P>
+inline typename P::V verf_float(typename P::V x) {
+  using T = typename P::T;
+  using V = typename P::V;
+  const V ax = P::abs(x);
+  const V z = P::mul(ax, ax);
+  constexpr double kTaylor[] = {1.4807192815879218e-08, -1.6365844691234924e-07, 1.6462114365889246e-06,
+                                -1.492565035840625e-05, 0.00012055332981789664, -0.0008548327023450852,
+                                0.005223977625442188,   -0.026866170645131252,  0.11283791670955126,
+                                -0.37612638903183754,   0.12837916709551258};  // 2/sqrt(pi) - 1
+  V s = P::set(T(kTaylor[0]));
+  for (int k = 1; k < 11; ++k) s = P::fma(s, z, P::set(T(kTaylor[k])));
+  // |x| + |x| (2/sqrt(pi) - 1 + ...): the leading term is exact, so the
+  // rounding of 2/sqrt(pi) to float does not enter.
+  const V small = P::fma(ax, s, ax);
+  constexpr double kErfcx[] = {-5.058179471006952e-06, 1.3819088965760785e-05, -2.0489640183996018e-05,
+                               5.494724828736253e-05,  -0.0001644974522669429, 0.00041450809781444774,
+                               -0.0010047884615953075, 0.0024017016954482884,  -0.005570928959094234,
+                               0.012489703671483556,   -0.02700527578354054,   0.05611047258428325,
+                               -0.111521020749175,     0.21080636427594104};
+  const V t = P::mul(P::sub(ax, P::set(T(2.5))), P::set(T(1.0 / 1.5)));
+  V q = P::set(T(kErfcx[0]));
+  for (int k = 1; k < 14; ++k) q = P::fma(q, t, P::set(T(kErfcx[k])));
+  const V large = P::fma(P::neg(vexp<P>(P::neg(z))), q, P::set(T(1)));
+  V y = P::select(P::lt(ax, P::set(T(1))), small, large);
+  y = P::select(P::gt(ax, P::set(T(4))), P::set(T(1)), y);
+  return P::select(P::is_nan(x), x, P::or_sign(y, x));
+}
+
+template <class P>
+struct AbsOp {
+  static typename P::V apply(typename P::V x) { return P::abs(x); }
+};
+template <class P>
+struct NegOp {
+  static typename P::V apply(typename P::V x) { return P::neg(x); }
+};
+template <class P>
+struct ReluOp {  // NaN and -0 pass through
+  static typename P::V apply(typename P::V x) {
+    return P::select(P::lt(x, P::set(typename P::T(0))), P::set(typename P::T(0)), x);
+  }
+};
+template <class P>
+struct SqrtOp {
+  static typename P::V apply(typename P::V x) { return P::sqrt(x); }
+};
+template <class P>
+struct ExpOp {
+  static typename P::V apply(typename P::V x) { return vexp<P>(x); }
+};
+template <class P>
+struct LogOp {
+  static typename P::V apply(typename P::V x) { return vlog<P>(x); }
+};
+template <class P>
+struct TanhOp {
+  static typename P::V apply(typename P::V x) { return vtanh<P>(x); }
+};
+template <class P>
+struct SigmoidOp {
+  static typename P::V apply(typename P::V x) { return vsigmoid<P>(x); }
+};
+template <class P>
+struct ErfOp {  // vectorised in float; the C library's erf lane by lane in double
+  static typename P::V apply(typename P::V x) {
+    if constexpr (sizeof(typename P::T) == 4) {
+      return verf_float<P>(x);
+    } else {
+      return P::erf(x);
+    }
+  }
+};
+
+// Calls loop.template run<Op>() with the operation's Op over policy P.
+template <class P, class Loop>
+inline void dispatch_floating(UnaryOp op, const Loop& loop) {
+  switch (op) {
+    case UnaryOp::ABS: loop.template run<AbsOp<P>>(); break;
+    case UnaryOp::NEG: loop.template run<NegOp<P>>(); break;
+    case UnaryOp::RELU: loop.template run<ReluOp<P>>(); break;
+    case UnaryOp::SQRT: loop.template run<SqrtOp<P>>(); break;
+    case UnaryOp::EXP: loop.template run<ExpOp<P>>(); break;
+    case UnaryOp::LOG: loop.template run<LogOp<P>>(); break;
+    case UnaryOp::TANH: loop.template run<TanhOp<P>>(); break;
+    case UnaryOp::SIGMOID: loop.template run<SigmoidOp<P>>(); break;
+    case UnaryOp::ERF: loop.template run<ErfOp<P>>(); break;
+    case UnaryOp::NOT: break;
+  }
+}
+
+// Integer Abs, Neg (wrapping at the minimum instead of overflowing) and Relu,
+// and Not on bool bytes: plain loops the compiler vectorises for the file's
+// instruction set.
+template <class I, class U>
+inline void integer_loop(UnaryOp op, const I* in, I* out, std::int64_t n) {
+  switch (op) {
+    case UnaryOp::ABS:
+#pragma omp simd
+      for (std::int64_t i = 0; i < n; ++i) out[i] = in[i] < 0 ? static_cast<I>(U(0) - static_cast<U>(in[i])) : in[i];
+      break;
+    case UnaryOp::NEG:
+#pragma omp simd
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<I>(U(0) - static_cast<U>(in[i]));
+      break;
+    case UnaryOp::RELU:
+#pragma omp simd
+      for (std::int64_t i = 0; i < n; ++i) out[i] = in[i] < 0 ? I(0) : in[i];
+      break;
+    default: break;
+  }
+}
+
+inline void not_loop(const unsigned char* in, unsigned char* out, std::int64_t n) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(in[i] == 0);
+}
+
+// The integer and bool types of `type`; false when it is not one of them.
+inline bool dispatch_integral(UnaryOp op, DataType type, const void* in, void* out, std::int64_t n) {
+  switch (type) {
+    case DataType::INT32:
+      integer_loop<std::int32_t, std::uint32_t>(op, static_cast<const std::int32_t*>(in),
+                                                static_cast<std::int32_t*>(out), n);
+      return true;
+    case DataType::INT64:
+      integer_loop<std::int64_t, std::uint64_t>(op, static_cast<const std::int64_t*>(in),
+                                                static_cast<std::int64_t*>(out), n);
+      return true;
+    case DataType::BOOL:
+      not_loop(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), n);
+      return true;
+    default: return false;
+  }
+}
