@@ -3,6 +3,7 @@
 // unary kernels had by hand, and equal what the runtime reads from the spec.
 #include <gtest/gtest.h>
 
+#include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/tuning_spec.hpp"
@@ -33,6 +34,7 @@ TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
             (std::vector<tuning::KernelTuningKey>{unary_key(UnaryOp::ABS, DataType::FLOAT),
                                                   unary_key(UnaryOp::ABS, DataType::DOUBLE),
                                                   unary_key(UnaryOp::ABS, DataType::INT32),
+                                                  gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE),
                                                   unary_key(UnaryOp::NOT, DataType::BOOL)}));
   EXPECT_EQ(unary_key(UnaryOp::NOT, DataType::BOOL),
             (tuning::KernelTuningKey{"tunekit_cpu", "Not", "openmp_simd", DataType::BOOL, platform::DeviceKind::CPU, 1}));
@@ -51,7 +53,9 @@ TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
   EXPECT_EQ(spec->library_version, kTuningLibraryVersion);
   ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
   for (const tuning::KernelTuningKey& key : spec->keys()) {
-    EXPECT_EQ(*spec->schema(key), unary_elementwise_binding().schema(key)) << key.to_string();
+    const tuning::KernelTuningSchema generated = key.kernel == "Gemm" ? gemm_packed_binding().schema(key)
+                                                                          : unary_elementwise_binding().schema(key);
+    EXPECT_EQ(*spec->schema(key), generated) << key.to_string();
   }
 }
 

@@ -92,6 +92,8 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::Kernel
   for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
     functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
   }
+  // Replaces the unary function registered above for the Gemm keys.
+  register_gemm_calibration(functions);
 }
 
 }  // namespace tunekit::cpu
