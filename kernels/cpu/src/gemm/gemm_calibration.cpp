@@ -40,12 +40,14 @@ std::int64_t round_down_clamped(double value, std::int64_t multiple, std::int64_
 
 // kc: the B micro-panel (kc x NR) takes half or three quarters of L1;
 // mc: the A block (mc x kc) half or a quarter of L2; nc: the B panel
-// (kc x nc) a quarter of the shared L3. Limits and multiples are the spec's.
+// (kc x nc) a quarter of the shared L3 (of at most 32 L2s). Limits and multiples are the spec's.
 std::vector<Tiles> tile_candidates(const platform::CpuDescriptor& cpu, GemmRegisterBlock block, std::size_t element,
                                    const Tiles& portable) {
   const double l1 = static_cast<double>(cpu.l1_data_bytes.value_or(32 << 10));
   const double l2 = static_cast<double>(cpu.l2_bytes.value_or(1 << 20));
-  const double l3 = static_cast<double>(cpu.l3_bytes.value_or(8 << 20));
+  // The share of L3 one B panel may take: a quarter of it, at most 8 L2s
+  // (a VM may report the host's whole L3 for a few cores).
+  const double l3 = std::min(static_cast<double>(cpu.l3_bytes.value_or(8 << 20)), 32 * l2);
   const auto s = static_cast<double>(element);
   std::vector<Tiles> out;
   for (double l1_share : {0.5, 0.75}) {
