@@ -39,7 +39,7 @@ struct F64 {
 
 template <typename S>
 void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std::int64_t rs_b, typename S::T* c,
-            std::int64_t ldc, typename S::T alpha, typename S::T beta) {
+            std::int64_t ldc, typename S::T alpha, typename S::T beta, std::int64_t rows) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
   V c0[kMr], c1[kMr];
@@ -50,8 +50,8 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
   }
   for (std::int64_t p = 0; p < k; ++p) {
     // B rows further down the panel: a streamed B (rs_b = ldb) is not contiguous.
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * rs_b), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * rs_b + L), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 32 * rs_b), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 32 * rs_b + L), _MM_HINT_T0);
     const V b0 = S::load(b);
     const V b1 = S::load(b + L);
 #pragma GCC unroll 12
@@ -67,6 +67,7 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
   if (beta == typename S::T(0)) {
 #pragma GCC unroll 12
     for (int i = 0; i < kMr; ++i) {
+      if (i >= rows) break;
       S::store(c + i * ldc, S::mul(va, c0[i]));
       S::store(c + i * ldc + L, S::mul(va, c1[i]));
     }
@@ -74,6 +75,7 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
     const V vb = S::set1(beta);
 #pragma GCC unroll 12
     for (int i = 0; i < kMr; ++i) {
+      if (i >= rows) break;
       typename S::T* row = c + i * ldc;
       S::store(row, S::fma(va, c0[i], S::mul(vb, S::load(row))));
       S::store(row + L, S::fma(va, c1[i], S::mul(vb, S::load(row + L))));
@@ -82,12 +84,12 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
 }
 
 void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
-                float alpha, float beta) {
-  kernel<F32>(k, a, b, rs_b, c, ldc, alpha, beta);
+                float alpha, float beta, std::int64_t rows) {
+  kernel<F32>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
 }
 void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
-                double alpha, double beta) {
-  kernel<F64>(k, a, b, rs_b, c, ldc, alpha, beta);
+                double alpha, double beta, std::int64_t rows) {
+  kernel<F64>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ constexpr int kMr = 4;
 constexpr int kNr = 8;
 
 template <typename T>
-void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std::int64_t ldc, T alpha, T beta) {
+void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std::int64_t ldc, T alpha, T beta,
+            std::int64_t rows) {
   T acc[kMr][kNr] = {};
   for (std::int64_t p = 0; p < k; ++p) {
     for (int i = 0; i < kMr; ++i) {
@@ -20,19 +21,19 @@ void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std
     a += kMr;
     b += rs_b;
   }
-  for (int i = 0; i < kMr; ++i) {
+  for (int i = 0; i < kMr && i < rows; ++i) {
     T* row = c + i * ldc;
     for (int j = 0; j < kNr; ++j) row[j] = beta == T(0) ? alpha * acc[i][j] : std::fma(alpha, acc[i][j], beta * row[j]);
   }
 }
 
 void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
-                float alpha, float beta) {
-  kernel<float>(k, a, b, rs_b, c, ldc, alpha, beta);
+                float alpha, float beta, std::int64_t rows) {
+  kernel<float>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
 }
 void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
-                double alpha, double beta) {
-  kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta);
+                double alpha, double beta, std::int64_t rows) {
+  kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ thread_local Workspace t_pack_b;
 template <typename T>
 struct MicroKernel {
   std::int64_t mr, nr;
-  void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T);
+  void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
 };
 
 template <typename T>
@@ -136,17 +136,18 @@ void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::in
   }
 }
 
-// One rows x cols tile of C; an edge tile goes through a scratch tile so that
-// the micro-kernel never writes outside C.
+// One rows x cols tile of C. The micro-kernel writes the first `rows` rows
+// itself; a tile narrower than NR goes through a scratch tile so that the
+// micro-kernel never writes outside C.
 template <typename T>
 void tile(const MicroKernel<T>& u, std::int64_t kc, const T* ap, const T* bp, std::int64_t rs_b, T* c,
           std::int64_t ldc, std::int64_t rows, std::int64_t cols, T alpha, T beta) noexcept {
-  if (rows == u.mr && cols == u.nr) {
-    u.fn(kc, ap, bp, rs_b, c, ldc, alpha, beta);
+  if (cols == u.nr) {
+    u.fn(kc, ap, bp, rs_b, c, ldc, alpha, beta, rows);
     return;
   }
   alignas(64) T scratch[gd::kMaxTileElements];
-  u.fn(kc, ap, bp, rs_b, scratch, u.nr, T(1), T(0));
+  u.fn(kc, ap, bp, rs_b, scratch, u.nr, T(1), T(0), rows);
   for (std::int64_t i = 0; i < rows; ++i) {
     T* row = c + i * ldc;
     const T* s = scratch + i * u.nr;
@@ -229,11 +230,16 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
   return Error::ok();
 }
 
+// Each thread owns a fixed range of B micro-panels (columns of C) and walks
+// K in tile_k blocks, all its panels per block: a block's B rows (tile_k rows
+// of ldb elements) stay within a few hundred pages while every panel reads
+// its part of them, instead of one panel striding over all K rows.
 template <typename T>
-Error run_streamed(const Problem<T>& p, int threads) {
+Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int threads) {
   const MicroKernel<T> u = micro_kernel<T>();
+  const std::int64_t kc_max = std::min(std::max<std::int64_t>(config.algorithm_tile_k, 1), p.k);
   const std::int64_t a_elements = round_up(p.m, u.mr) * p.k;
-  const std::int64_t panel_elements = p.k * u.nr;
+  const std::int64_t panel_elements = kc_max * u.nr;
   const std::size_t a_bytes = static_cast<std::size_t>(a_elements) * sizeof(T);
   const std::size_t b_bytes = static_cast<std::size_t>(panel_elements * threads) * sizeof(T);
   T* a_buffer = static_cast<T*>(t_pack_a.get(a_bytes));
@@ -243,23 +249,34 @@ Error run_streamed(const Problem<T>& p, int threads) {
   pack_a(p, 0, p.m, 0, p.k, u.mr, a_buffer);
   const std::int64_t panels = ceil_div(p.n, u.nr);
 
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (std::int64_t q = 0; q < panels; ++q) {
-    const std::int64_t j = q * u.nr;
-    const std::int64_t cols = std::min(u.nr, p.n - j);
-    const T* bp = p.b + j;
-    std::int64_t rs_b = p.ldb;
-    // A transposed B or the last, partial panel is packed: a micro-kernel
-    // reads whole rows of NR contiguous elements.
-    if (p.tb == Transpose::YES || cols < u.nr) {
-      T* mine = b_buffer + omp_get_thread_num() * panel_elements;
-      pack_b_panel(p, 0, p.k, j, cols, u.nr, mine);
-      bp = mine;
-      rs_b = u.nr;
-    }
-    for (std::int64_t ir = 0; ir < p.m; ir += u.mr) {
-      tile(u, p.k, a_buffer + (ir / u.mr) * p.k * u.mr, bp, rs_b, p.c + ir * p.ldc + j, p.ldc,
-           std::min(u.mr, p.m - ir), cols, p.alpha, p.beta);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const std::int64_t team = omp_get_num_threads();
+    const std::int64_t me = omp_get_thread_num();
+    const std::int64_t q_begin = panels * me / team;
+    const std::int64_t q_end = panels * (me + 1) / team;
+    T* mine = b_buffer + me * panel_elements;
+    for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
+      const std::int64_t kc = std::min(kc_max, p.k - pc);
+      const T beta = pc == 0 ? p.beta : T(1);
+      for (std::int64_t q = q_begin; q < q_end; ++q) {
+        const std::int64_t j = q * u.nr;
+        const std::int64_t cols = std::min(u.nr, p.n - j);
+        const T* bp = p.b + pc * p.ldb + j;
+        std::int64_t rs_b = p.ldb;
+        // A transposed B or the last, partial panel is packed: a micro-kernel
+        // reads whole rows of NR contiguous elements.
+        if (p.tb == Transpose::YES || cols < u.nr) {
+          pack_b_panel(p, pc, kc, j, cols, u.nr, mine);
+          bp = mine;
+          rs_b = u.nr;
+        }
+        for (std::int64_t ir = 0; ir < p.m; ir += u.mr) {
+          // Packed A is [k][mr] per row group: the block of depth pc starts at pc * mr.
+          tile(u, kc, a_buffer + (ir / u.mr) * p.k * u.mr + pc * u.mr, bp, rs_b, p.c + ir * p.ldc + j, p.ldc,
+               std::min(u.mr, p.m - ir), cols, p.alpha, beta);
+        }
+      }
     }
   }
   return Error::ok();
@@ -275,7 +292,7 @@ Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int
   }
   const int team = kernel.choose_threads(p.m, p.n, p.k, threads > 0 ? threads : omp_get_max_threads());
   if (path == GemmPath::AUTO) path = kernel.choose_path(p.m, p.n, p.k, p.tb);
-  return path == GemmPath::STREAMED_B ? run_streamed(p, team) : run_packed(p, kernel.config(), team);
+  return path == GemmPath::STREAMED_B ? run_streamed(p, kernel.config(), team) : run_packed(p, kernel.config(), team);
 }
 
 }  // namespace
