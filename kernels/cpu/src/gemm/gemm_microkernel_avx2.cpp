@@ -48,6 +48,7 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
     c0[i] = S::zero();
     c1[i] = S::zero();
   }
+#pragma GCC unroll 4
   for (std::int64_t p = 0; p < k; ++p) {
     // B rows further down the panel: a streamed B (rs_b = ldb) is not contiguous.
     _mm_prefetch(reinterpret_cast<const char*>(b + 32 * rs_b), _MM_HINT_T0);
