@@ -24,6 +24,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tunekit/cpu/gemm.hpp"
@@ -129,12 +130,21 @@ double seconds_per_call(F&& call) {
 template <typename T>
 void bench(benchmark::State& state, const GemmShape& s, int threads, const std::string& name) {
   Operands<T> x = make<T>(s);
-  openblas_set_num_threads(threads);
-  bli_thread_set_num_threads(threads);
   const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  // Idle workers of one library spin for a while after its last call and
+  // take cores from the next one: each library runs after a pause, and
+  // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
+  const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(250)); };
+  settle();
   const double tunekit = flops / seconds_per_call([&] { run_tunekit(s, x, threads); }) * 1e-9;
-  const double openblas = flops / seconds_per_call([&] { run_openblas(s, x); }) * 1e-9;
+  settle();
+  bli_thread_set_num_threads(threads);
   const double blis = flops / seconds_per_call([&] { run_blis(s, x); }) * 1e-9;
+  settle();
+  openblas_set_num_threads(threads);
+  const double openblas = flops / seconds_per_call([&] { run_openblas(s, x); }) * 1e-9;
+  openblas_set_num_threads(1);
+  settle();
   for (auto _ : state) {
     run_tunekit(s, x, threads);
     benchmark::DoNotOptimize(x.c.data());
