@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/tuning_spec.hpp"
@@ -37,6 +38,8 @@ TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
       if (supports(op, type)) supported.push_back(unary_key(op, type));
     }
   }
+  supported.push_back(gemm_key(DataType::FLOAT));
+  supported.push_back(gemm_key(DataType::DOUBLE));
   std::vector<tuning::KernelTuningKey> keys = tunekit_cpu_tuning_keys();
   std::sort(keys.begin(), keys.end());
   std::sort(supported.begin(), supported.end());
@@ -65,7 +68,9 @@ TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
   EXPECT_EQ(spec->library_version, kTuningLibraryVersion);
   ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
   for (const tuning::KernelTuningKey& key : spec->keys()) {
-    EXPECT_EQ(*spec->schema(key), unary_elementwise_binding().schema(key)) << key.to_string();
+    const tuning::KernelTuningSchema generated = key.kernel == "Gemm" ? gemm_packed_binding().schema(key)
+                                                                          : unary_elementwise_binding().schema(key);
+    EXPECT_EQ(*spec->schema(key), generated) << key.to_string();
   }
 }
 

@@ -127,9 +127,12 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::Kernel
   if (Error e = register_processor_profiles(registry); e.is_bad()) {
     throw TuningError("tunekit_cpu processor profiles: " + e.message());
   }
-  for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
-    functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
+  for (UnaryOp op : kAllUnaryOps) {
+    for (DataType type : core::all_data_types()) {
+      if (supports(op, type)) functions.register_function(unary_key(op, type), calibrate_unary_elementwise, kLibraryVersion);
+    }
   }
+  register_gemm_calibration(functions);
 }
 
 }  // namespace tunekit::cpu

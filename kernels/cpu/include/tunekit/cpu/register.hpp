@@ -23,4 +23,11 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry = tuning::Kerne
 tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelTuningKey& key,
                                                            tuning::CalibrationContext& context);
 
+// The calibration function of Gemm (FLOAT, DOUBLE): tile sizes derived from
+// the cache sizes and the micro-kernel's register block, timed on the shape
+// families square, large K and transposed A; then the skinny-M limit.
+tuning::KernelTuningParameters calibrate_gemm(const tuning::KernelTuningKey& key, tuning::CalibrationContext& context);
+// Registers calibrate_gemm for every Gemm key of the spec.
+void register_gemm_calibration(tuning::KernelCalibrationRegistry& functions);
+
 }  // namespace tunekit::cpu

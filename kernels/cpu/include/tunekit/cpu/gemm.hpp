@@ -1,0 +1,75 @@
+// Gemm of tunekit_cpu: C = alpha * op(A) * op(B) + beta * C for FLOAT and
+// DOUBLE, all matrices ROW-MAJOR (element (i, j) of a matrix with leading
+// dimension ld at i * ld + j), op(X) = X or its transpose. op(A) is M x K,
+// op(B) is K x N, C is M x N. When beta == 0, C is only written (it may hold
+// NaN); when alpha == 0 or K == 0, A and B are not read.
+//
+// Paths: the packed path (B packed in tile_k x tile_n panels, A in tile_m x
+// tile_k blocks, register-blocked micro-kernels of the active instruction
+// set) and the streamed-B path for few rows of C (M <= skinny_m_limit) or a
+// small B (K * N < pack_b_minimum_elements, B not transposed): A is packed
+// whole and every B element is read once, in place. Both run in parallel over
+// blocks of C with OpenMP when the product has at least parallel.minimum_tasks
+// work units of parallel.fmas_per_work_unit multiply-adds. The parameters are
+// declared in kernels/cpu/tuning.toml (GemmPackedTuning).
+//
+// The packing buffers are per thread and grow only: a run allocates only the
+// first time a thread needs a larger buffer.
+#pragma once
+
+#include <cstdint>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/cpu/tuning_defaults.hpp"
+
+namespace tunekit::cpu {
+
+enum class Transpose { NO, YES };
+enum class GemmPath { AUTO, PACKED, STREAMED_B };
+
+// The tuning key of Gemm for an element type (implementation "packed").
+tuning::KernelTuningKey gemm_key(DataType type);
+
+// The micro-kernel tile (MR rows x NR columns of C) of the active
+// instruction-set path for FLOAT or DOUBLE (DOUBLE's for any other type).
+struct GemmRegisterBlock {
+  std::int64_t mr, nr;
+};
+GemmRegisterBlock gemm_register_block(DataType type) noexcept;
+
+class GemmKernel {
+ public:
+  // Tile sizes are rounded up to the active micro-kernel's register block
+  // (the spec's multiple_of rules already make them multiples of every path's).
+  explicit GemmKernel(GemmPackedTuning config = {}) noexcept : config_(config) {}
+
+  // `threads` caps the parallel team (0: omp_get_max_threads()). INVALID_VALUE
+  // names the argument when a dimension is negative or a leading dimension is
+  // smaller than its matrix's row length (or 0).
+  Error run(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
+            GemmPath path = GemmPath::AUTO, int threads = 0) const;
+  Error run(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c,
+            std::int64_t ldc, GemmPath path = GemmPath::AUTO, int threads = 0) const;
+
+  // The path AUTO takes.
+  GemmPath choose_path(std::int64_t m, std::int64_t n, std::int64_t k, Transpose trans_b) const noexcept;
+  // The team AUTO uses for m*n*k multiply-adds with at most `maximum` threads (1: serial).
+  int choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, int maximum) const noexcept;
+  const GemmPackedTuning& config() const noexcept { return config_; }
+
+ private:
+  GemmPackedTuning config_;
+};
+
+// The serial, unblocked reference: every dot product accumulated in double
+// (long double for DOUBLE), the same argument rules and errors as GemmKernel.
+Error gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                     const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                     std::int64_t ldc);
+Error gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                     double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+                     double* c, std::int64_t ldc);
+
+}  // namespace tunekit::cpu

@@ -1,0 +1,317 @@
+// Calibration of Gemm through the shared calibration API. Tile candidates are
+// derived from this processor's cache sizes and the micro-kernel's register
+// block (B micro-panel in L1, A block in L2, B panel in a share of L3), not
+// taken from a grid; each is timed on the shape families square, large K and
+// transposed A against the portable default, every output checked against
+// the serial portable path. Then the skinny-M limit: the streamed-B path
+// against the packed path for growing M on a wide N.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/isa.hpp"
+#include "tunekit/cpu/register.hpp"
+#include "tunekit/measure/statistics.hpp"
+#include "tunekit/tuning/random_tensor.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+using tuning::CalibrationContext;
+using tuning::Tensor;
+
+struct Tiles {
+  std::int64_t m, n, k;
+  bool operator==(const Tiles&) const = default;
+};
+
+std::string describe(const Tiles& t) { return fmt::format("tile_m={} tile_n={} tile_k={}", t.m, t.n, t.k); }
+
+std::int64_t round_down_clamped(double value, std::int64_t multiple, std::int64_t low, std::int64_t high) {
+  const auto v = static_cast<std::int64_t>(value) / multiple * multiple;
+  return std::clamp(v, low, high);
+}
+
+// kc: the B micro-panel (kc x NR) takes half or three quarters of L1;
+// mc: the A block (mc x kc) half or a quarter of L2; nc: the B panel
+// (kc x nc) a quarter of the shared L3 (of at most 32 L2s). Limits and multiples are the spec's.
+std::vector<Tiles> tile_candidates(const platform::CpuDescriptor& cpu, GemmRegisterBlock block, std::size_t element,
+                                   const Tiles& portable) {
+  const double l1 = static_cast<double>(cpu.l1_data_bytes.value_or(32 << 10));
+  const double l2 = static_cast<double>(cpu.l2_bytes.value_or(1 << 20));
+  // The share of L3 one B panel may take: a quarter of it, at most 8 L2s
+  // (a VM may report the host's whole L3 for a few cores).
+  const double l3 = std::min(static_cast<double>(cpu.l3_bytes.value_or(8 << 20)), 32 * l2);
+  const auto s = static_cast<double>(element);
+  std::vector<Tiles> out;
+  for (double l1_share : {0.5, 0.75}) {
+    const std::int64_t kc = round_down_clamped(l1 * l1_share / (static_cast<double>(block.nr) * s), 8, 16, 4096);
+    const std::int64_t nc = round_down_clamped(l3 / 4 / (static_cast<double>(kc) * s), 32, 32, 65536);
+    for (double l2_share : {0.5, 0.25}) {
+      const std::int64_t mc = round_down_clamped(l2 * l2_share / (static_cast<double>(kc) * s), 12, 12, 4096);
+      const Tiles t{mc, nc, kc};
+      if (!(t == portable) && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
+  }
+  return out;
+}
+
+struct ShapeFamily {
+  std::string name;
+  std::int64_t m, n, k;
+  Transpose ta;
+};
+
+template <typename T>
+struct Operands {
+  ShapeFamily shape;
+  Tensor a, b, c, expected;
+};
+
+template <typename T>
+Error run(const GemmKernel& kernel, Operands<T>& x, GemmPath path, int threads) {
+  const ShapeFamily& s = x.shape;
+  const std::int64_t lda = s.ta == Transpose::NO ? s.k : s.m;
+  return kernel.run(s.ta, Transpose::NO, s.m, s.n, s.k, T(1), x.a.template as<T>(), lda, x.b.template as<T>(), s.n,
+                    T(0), x.c.template as<T>(), s.n, path, threads);
+}
+
+std::size_t family_bytes(const ShapeFamily& s, std::size_t element) {
+  return static_cast<std::size_t>(s.m * s.k + s.k * s.n + 2 * s.m * s.n) * element;
+}
+
+// Operands from the shared random tensors and the expected C from the
+// serial portable path (packed, default tiles, one thread).
+template <typename T>
+Result<Operands<T>> make_operands(CalibrationContext& context, const ShapeFamily& s, DataType type) {
+  const std::uint64_t seed = context.options.seed ^ static_cast<std::uint64_t>(s.m * 131 + s.n * 7 + s.k);
+  Operands<T> x{s, {}, {}, {}, {}};
+  const tuning::Shape a_shape = s.ta == Transpose::NO ? tuning::Shape{s.m, s.k} : tuning::Shape{s.k, s.m};
+  auto a = tuning::RandnTensor(type, a_shape, seed);
+  auto b = tuning::RandnTensor(type, {s.k, s.n}, seed + 1);
+  auto c = tuning::EmptyTensor(type, {s.m, s.n});
+  auto expected = tuning::EmptyTensor(type, {s.m, s.n});
+  if (!a.ok()) return a.error();
+  if (!b.ok()) return b.error();
+  if (!c.ok()) return c.error();
+  if (!expected.ok()) return expected.error();
+  x.a = std::move(a).value();
+  x.b = std::move(b).value();
+  x.c = std::move(c).value();
+  x.expected = std::move(expected).value();
+  auto portable = ScopedIsa::force(CpuIsa::PORTABLE);
+  if (!portable.ok()) return portable.error();
+  std::swap(x.c, x.expected);
+  Error e = run<T>(GemmKernel(), x, GemmPath::PACKED, 1);
+  std::swap(x.c, x.expected);
+  if (e.is_bad()) return e;
+  return x;
+}
+
+// Relative to max(1, |expected|): a K-term dot product of normal inputs
+// differs between summation orders by a few K * eps of its magnitude.
+template <typename T>
+double tolerance(std::int64_t k) {
+  return 8.0 * static_cast<double>(k + 2) * std::numeric_limits<T>::epsilon();
+}
+
+// One verified, timed run of a configuration on one shape: the median in ms,
+// or nothing after a rejection (recorded).
+template <typename T>
+std::optional<double> time_checked(CalibrationContext& context, const std::string& parameter,
+                                   const std::string& what, const GemmKernel& kernel, Operands<T>& x, GemmPath path,
+                                   int threads) {
+  tuning::poison(x.c);
+  if (Error e = run<T>(kernel, x, path, threads); e.is_bad()) {
+    context.reporter.record_rejected(parameter, what, e.message());
+    return std::nullopt;
+  }
+  if (Error same = tuning::compare_tensors(x.expected, x.c, tolerance<T>(x.shape.k)); same.is_bad()) {
+    context.reporter.record_rejected(parameter, what, "wrong result: " + same.message());
+    return std::nullopt;
+  }
+  auto samples = tuning::measure_repetitions([&] { return run<T>(kernel, x, path, threads); },
+                                             context.options.repetitions);
+  if (!samples.ok()) {
+    context.reporter.record_rejected(parameter, what, samples.error().message());
+    return std::nullopt;
+  }
+  const double median = measure::median(*samples);
+  context.reporter.record_candidate(parameter, what, std::move(samples).value());
+  return median;
+}
+
+// The largest square edge of {512, 384, 256, 128, 64} whose family fits the budget.
+std::int64_t square_edge(const CalibrationContext& context, std::size_t element, std::int64_t k_factor) {
+  for (std::int64_t edge : {512, 384, 256, 128, 64}) {
+    if (context.budget.fits_memory(family_bytes({"", edge, edge, edge * k_factor, Transpose::NO}, element))) return edge;
+  }
+  return 32;
+}
+
+template <typename T>
+void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tuning::KernelTuningParameters& values) {
+  const GemmPackedTuning defaults;
+  const Tiles portable{defaults.algorithm_tile_m, defaults.algorithm_tile_n, defaults.algorithm_tile_k};
+  const std::vector<Tiles> candidates = tile_candidates(context.execution.processor, gemm_register_block(type),
+                                                        sizeof(T), portable);
+  const std::int64_t edge = square_edge(context, sizeof(T), 1);
+  const std::int64_t deep = square_edge(context, sizeof(T), 8) / 2;
+  std::vector<Operands<T>> families;
+  for (const ShapeFamily& s : {ShapeFamily{"square", edge, edge, edge, Transpose::NO},
+                               ShapeFamily{"large_k", deep, deep, 16 * deep, Transpose::NO},
+                               ShapeFamily{"transposed_a", edge, edge, edge, Transpose::YES}}) {
+    auto x = make_operands<T>(context, s, type);
+    if (!x.ok()) {
+      context.reporter.note(fmt::format("{}: {}", s.name, x.error().message()));
+      continue;
+    }
+    families.push_back(std::move(x).value());
+  }
+  const std::string parameter = "algorithm.tiles";
+  // Relative time of each configuration: mean over the families of its
+  // median over the default's median.
+  std::vector<double> portable_ms;
+  for (Operands<T>& x : families) {
+    const std::string what = fmt::format("{} {} {}x{}x{}", describe(portable), x.shape.name, x.shape.m, x.shape.n,
+                                         x.shape.k);
+    std::optional<double> ms = time_checked<T>(context, parameter, what, GemmKernel(defaults), x, GemmPath::PACKED,
+                                               threads);
+    if (!ms) {
+      context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: it failed");
+      return;
+    }
+    portable_ms.push_back(*ms);
+  }
+  std::optional<Tiles> best;
+  double best_score = 1.0;
+  for (const Tiles& t : candidates) {
+    if (!context.budget.time_left()) {
+      context.reporter.note("time budget spent before " + describe(t));
+      break;
+    }
+    GemmPackedTuning config = defaults;
+    config.algorithm_tile_m = t.m;
+    config.algorithm_tile_n = t.n;
+    config.algorithm_tile_k = t.k;
+    double score = 0;
+    bool complete = true;
+    for (std::size_t f = 0; f < families.size() && complete; ++f) {
+      Operands<T>& x = families[f];
+      const std::string what = fmt::format("{} {} {}x{}x{}", describe(t), x.shape.name, x.shape.m, x.shape.n,
+                                           x.shape.k);
+      std::optional<double> ms = time_checked<T>(context, parameter, what, GemmKernel(config), x, GemmPath::PACKED,
+                                                 threads);
+      complete = ms.has_value();
+      if (ms) score += *ms / portable_ms[f] / static_cast<double>(families.size());
+    }
+    if (complete && score < best_score) {
+      best_score = score;
+      best = t;
+    }
+  }
+  if (!best || best_score > 1.0 - context.options.required_margin) {
+    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m,
+                            fmt::format("portable default kept: no candidate faster by {:.0f}% on the families",
+                                        100 * context.options.required_margin));
+    return;
+  }
+  const std::string why = fmt::format("{} took {:.3f} of the default's time on square, large_k and transposed_a",
+                                      describe(*best), best_score);
+  values.values["algorithm.tile_m"] = best->m;
+  values.values["algorithm.tile_n"] = best->n;
+  values.values["algorithm.tile_k"] = best->k;
+  context.reporter.select("algorithm.tile_m", best->m, why);
+  context.reporter.select("algorithm.tile_n", best->n, why);
+  context.reporter.select("algorithm.tile_k", best->k, why);
+}
+
+// The largest M of a doubling sequence at which the streamed-B path is not
+// slower than the packed path (both with the chosen tiles), on N = K = wide.
+template <typename T>
+void calibrate_skinny_limit(CalibrationContext& context, DataType type, int threads,
+                            tuning::KernelTuningParameters& values) {
+  GemmPackedTuning config;
+  const auto chosen = [&](const char* name, std::int64_t fallback) {
+    auto found = values.values.find(name);
+    return found == values.values.end() ? fallback : found->second.as_int().value_or(fallback);
+  };
+  config.algorithm_tile_m = chosen("algorithm.tile_m", config.algorithm_tile_m);
+  config.algorithm_tile_n = chosen("algorithm.tile_n", config.algorithm_tile_n);
+  config.algorithm_tile_k = chosen("algorithm.tile_k", config.algorithm_tile_k);
+  const std::string parameter = "algorithm.skinny_m_limit";
+  std::int64_t wide = 1024;
+  while (wide > 64 && !context.budget.fits_memory(family_bytes({"", 64, wide, wide, Transpose::NO}, sizeof(T)))) wide /= 2;
+  std::optional<std::int64_t> limit;
+  for (std::int64_t m = 4; m <= 64; m *= 2) {
+    if (!context.budget.time_left()) {
+      context.reporter.note(fmt::format("time budget spent before skinny M={}", m));
+      break;
+    }
+    auto x = make_operands<T>(context, {"skinny_m", m, wide, wide, Transpose::NO}, type);
+    if (!x.ok()) {
+      context.reporter.note(fmt::format("skinny M={}: {}", m, x.error().message()));
+      break;
+    }
+    const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
+    const GemmKernel kernel(config);
+    std::optional<double> streamed =
+        time_checked<T>(context, parameter, "streamed_b " + shape, kernel, *x, GemmPath::STREAMED_B, threads);
+    std::optional<double> packed =
+        time_checked<T>(context, parameter, "packed " + shape, kernel, *x, GemmPath::PACKED, threads);
+    if (!streamed || !packed) break;
+    if (*streamed > *packed) {
+      if (!limit) limit = m / 2;  // slower already at the smallest M: up to M = 2
+      break;
+    }
+    limit = m;
+  }
+  if (!limit) {
+    context.reporter.select(parameter, config.algorithm_skinny_m_limit, "portable default kept: nothing decided");
+    return;
+  }
+  values.values[parameter] = *limit;
+  context.reporter.select(parameter, *limit,
+                          fmt::format("the streamed-B path was not slower than the packed one up to M={} at N=K={}",
+                                      *limit, wide));
+}
+
+template <typename T>
+void calibrate(CalibrationContext& context, DataType type, tuning::KernelTuningParameters& values) {
+  const auto threads = static_cast<int>(std::max<std::uint32_t>(context.budget.threads(), 1));
+  context.reporter.note(fmt::format("instruction set {}, register block {}x{}", to_string(active_isa()),
+                                    gemm_register_block(type).mr, gemm_register_block(type).nr));
+  calibrate_tiles<T>(context, type, threads, values);
+  calibrate_skinny_limit<T>(context, type, threads, values);
+  const GemmPackedTuning defaults;
+  context.reporter.select("parallel.fmas_per_work_unit", defaults.parallel_fmas_per_work_unit,
+                          "portable default kept: not calibrated");
+}
+
+}  // namespace
+
+tuning::KernelTuningParameters calibrate_gemm(const tuning::KernelTuningKey& key, CalibrationContext& context) {
+  tuning::KernelTuningParameters values{key, {}};
+  if (key.element_type == DataType::FLOAT) {
+    calibrate<float>(context, key.element_type, values);
+  } else if (key.element_type == DataType::DOUBLE) {
+    calibrate<double>(context, key.element_type, values);
+  } else {
+    context.reporter.mark_unsupported(fmt::format("Gemm is not implemented for {}", core::to_string(key.element_type)));
+  }
+  return values;
+}
+
+void register_gemm_calibration(tuning::KernelCalibrationRegistry& functions) {
+  for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
+    if (key.kernel == "Gemm") functions.register_function(key, calibrate_gemm, kLibraryVersion);
+  }
+}
+
+}  // namespace tunekit::cpu

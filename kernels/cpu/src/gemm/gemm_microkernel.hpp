@@ -1,0 +1,36 @@
+// The register-blocked micro-kernels of the packed Gemm, one set per
+// instruction-set path. A micro-kernel multiplies one packed A micro-panel
+// (k steps of MR rows, [k][MR]) by one B micro-panel (k rows of NR contiguous
+// columns, row p at b + p * rs_b) and writes the MR x NR tile of a row-major C:
+//   C = alpha * A*B + beta * C,   C not read when beta == 0,
+// for the first `rows` rows of the tile only (rows <= MR: the last row block).
+// Plain function pointers and a plain struct, so that the *_avx512.cpp and
+// *_avx2.cpp files define nothing that other files instantiate too.
+#pragma once
+
+#include <cstdint>
+
+namespace tunekit::cpu::gemm_detail {
+
+using MicroKernelF32 = void (*)(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c,
+                                std::int64_t ldc, float alpha, float beta, std::int64_t rows);
+using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c,
+                                std::int64_t ldc, double alpha, double beta, std::int64_t rows);
+
+struct MicroKernels {
+  int mr_f32, nr_f32;
+  MicroKernelF32 f32;
+  int mr_f64, nr_f64;
+  MicroKernelF64 f64;
+};
+
+// The largest MR * NR of any path (the scratch tile of edge tiles).
+inline constexpr int kMaxTileElements = 12 * 32;
+
+MicroKernels portable_microkernels() noexcept;
+#if defined(TUNEKIT_CPU_X86_PATHS)
+MicroKernels avx2_microkernels() noexcept;
+MicroKernels avx512_microkernels() noexcept;
+#endif
+
+}  // namespace tunekit::cpu::gemm_detail

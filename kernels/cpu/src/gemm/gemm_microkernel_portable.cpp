@@ -1,0 +1,43 @@
+// The portable micro-kernels: 4 x 8 tiles in plain C++, the path of
+// processors without AVX2 and the baseline the vector paths are tested against.
+#include "gemm_microkernel.hpp"
+
+#include <cmath>
+
+namespace tunekit::cpu::gemm_detail {
+namespace {
+
+constexpr int kMr = 4;
+constexpr int kNr = 8;
+
+template <typename T>
+void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std::int64_t ldc, T alpha, T beta,
+            std::int64_t rows) {
+  T acc[kMr][kNr] = {};
+  for (std::int64_t p = 0; p < k; ++p) {
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < kNr; ++j) acc[i][j] += a[i] * b[j];
+    }
+    a += kMr;
+    b += rs_b;
+  }
+  for (int i = 0; i < kMr && i < rows; ++i) {
+    T* row = c + i * ldc;
+    for (int j = 0; j < kNr; ++j) row[j] = beta == T(0) ? alpha * acc[i][j] : std::fma(alpha, acc[i][j], beta * row[j]);
+  }
+}
+
+void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
+                float alpha, float beta, std::int64_t rows) {
+  kernel<float>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
+}
+void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
+                double alpha, double beta, std::int64_t rows) {
+  kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
+}
+
+}  // namespace
+
+MicroKernels portable_microkernels() noexcept { return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64}; }
+
+}  // namespace tunekit::cpu::gemm_detail

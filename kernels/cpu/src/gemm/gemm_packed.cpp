@@ -1,0 +1,338 @@
+// The packed Gemm (BLIS loop order on row-major C): for each tile_n column
+// block and tile_k depth block, B is packed once into NR-wide micro-panels
+// shared by the team; each task packs a tile_m row block of A into MR-row
+// micro-panels and runs the micro-kernel over its B micro-panels (outer) and
+// A micro-panels (inner), so a B micro-panel stays in L1 while A streams from
+// L2. The streamed-B path packs A whole and reads each B row in place once.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "gemm_arguments.hpp"
+#include "gemm_microkernel.hpp"
+#include "tunekit/cpu/isa.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+namespace gd = gemm_detail;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) noexcept { return ceil_div(a, b) * b; }
+
+// A grow-only, 64-byte aligned buffer of the thread that runs the Gemm call;
+// the parallel team gets its parts, so nothing allocates inside the team.
+class Workspace {
+ public:
+  Workspace() = default;
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() { std::free(data_); }
+  void* get(std::size_t bytes) noexcept {
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = static_cast<std::size_t>(round_up(static_cast<std::int64_t>(bytes), 4096));
+      data_ = std::aligned_alloc(64, capacity_);
+      if (!data_) capacity_ = 0;
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+thread_local Workspace t_pack_a;
+thread_local Workspace t_pack_b;
+
+template <typename T>
+struct MicroKernel {
+  std::int64_t mr, nr;
+  void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
+};
+
+template <typename T>
+MicroKernel<T> micro_kernel() noexcept {
+  gd::MicroKernels set = gd::portable_microkernels();
+#if defined(TUNEKIT_CPU_X86_PATHS)
+  switch (active_isa()) {
+    case CpuIsa::AVX512: set = gd::avx512_microkernels(); break;
+    case CpuIsa::AVX2: set = gd::avx2_microkernels(); break;
+    case CpuIsa::PORTABLE: break;
+  }
+#endif
+  if constexpr (sizeof(T) == sizeof(float)) {
+    return {set.mr_f32, set.nr_f32, set.f32};
+  } else {
+    return {set.mr_f64, set.nr_f64, set.f64};
+  }
+}
+
+template <typename T>
+struct Problem {
+  Transpose ta, tb;
+  std::int64_t m, n, k;
+  T alpha;
+  const T* a;
+  std::int64_t lda;
+  const T* b;
+  std::int64_t ldb;
+  T beta;
+  T* c;
+  std::int64_t ldc;
+};
+
+Error out_of_memory(std::size_t bytes) {
+  return {ErrorCode::EXECUTION_FAILED, fmt::format("Gemm: cannot allocate {} bytes of packing buffer", bytes)};
+}
+
+// Rows [ic, ic + mc) x depth [pc, pc + kc) of op(A) as MR-row micro-panels
+// ([kc][mr] each), rows past mc zero.
+template <typename T>
+void pack_a(const Problem<T>& p, std::int64_t ic, std::int64_t mc, std::int64_t pc, std::int64_t kc,
+            std::int64_t mr, T* out) noexcept {
+  for (std::int64_t g = 0; g < mc; g += mr) {
+    const std::int64_t rows = std::min(mr, mc - g);
+    T* dst = out + (g / mr) * kc * mr;
+    if (p.ta == Transpose::NO) {
+      const T* src = p.a + (ic + g) * p.lda + pc;
+      for (std::int64_t q = 0; q < kc; ++q) {
+        for (std::int64_t i = 0; i < rows; ++i) dst[q * mr + i] = src[i * p.lda + q];
+        for (std::int64_t i = rows; i < mr; ++i) dst[q * mr + i] = T(0);
+      }
+    } else {
+      for (std::int64_t q = 0; q < kc; ++q) {
+        const T* src = p.a + (pc + q) * p.lda + ic + g;
+        for (std::int64_t i = 0; i < rows; ++i) dst[q * mr + i] = src[i];
+        for (std::int64_t i = rows; i < mr; ++i) dst[q * mr + i] = T(0);
+      }
+    }
+  }
+}
+
+// Depth [pc, pc + kc) x columns [j0, j0 + cols) of op(B) as one [kc][nr]
+// micro-panel, columns past cols zero.
+template <typename T>
+void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::int64_t j0, std::int64_t cols,
+                  std::int64_t nr, T* dst) noexcept {
+  if (p.tb == Transpose::NO) {
+    for (std::int64_t q = 0; q < kc; ++q) {
+      const T* src = p.b + (pc + q) * p.ldb + j0;
+      for (std::int64_t j = 0; j < cols; ++j) dst[q * nr + j] = src[j];
+      for (std::int64_t j = cols; j < nr; ++j) dst[q * nr + j] = T(0);
+    }
+  } else {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const T* src = p.b + (j0 + j) * p.ldb + pc;
+      for (std::int64_t q = 0; q < kc; ++q) dst[q * nr + j] = src[q];
+    }
+    for (std::int64_t q = 0; q < kc; ++q) {
+      for (std::int64_t j = cols; j < nr; ++j) dst[q * nr + j] = T(0);
+    }
+  }
+}
+
+// One rows x cols tile of C. The micro-kernel writes the first `rows` rows
+// itself; a tile narrower than NR goes through a scratch tile so that the
+// micro-kernel never writes outside C.
+template <typename T>
+void tile(const MicroKernel<T>& u, std::int64_t kc, const T* ap, const T* bp, std::int64_t rs_b, T* c,
+          std::int64_t ldc, std::int64_t rows, std::int64_t cols, T alpha, T beta) noexcept {
+  if (cols == u.nr) {
+    u.fn(kc, ap, bp, rs_b, c, ldc, alpha, beta, rows);
+    return;
+  }
+  alignas(64) T scratch[gd::kMaxTileElements];
+  u.fn(kc, ap, bp, rs_b, scratch, u.nr, T(1), T(0), rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    T* row = c + i * ldc;
+    const T* s = scratch + i * u.nr;
+    // Rounded as the micro-kernels do: one fma of alpha * AB onto beta * C.
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = beta == T(0) ? alpha * s[j] : std::fma(alpha, s[j], beta * row[j]);
+  }
+}
+
+template <typename T>
+void scale_c(const Problem<T>& p) noexcept {
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    T* row = p.c + i * p.ldc;
+    for (std::int64_t j = 0; j < p.n; ++j) row[j] = p.beta == T(0) ? T(0) : p.beta * row[j];
+  }
+}
+
+template <typename T>
+Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int threads) {
+  const MicroKernel<T> u = micro_kernel<T>();
+  std::int64_t mc_max = round_up(std::min(std::max<std::int64_t>(config.algorithm_tile_m, 1), p.m), u.mr);
+  if (threads > 1) {
+    // As many row blocks as a multiple of the team, of near-equal height, so
+    // that no thread gets one block more than another.
+    const std::int64_t blocks = round_up(ceil_div(p.m, mc_max), threads);
+    mc_max = round_up(ceil_div(p.m, blocks), u.mr);
+  }
+  const std::int64_t nc_max = round_up(std::min(std::max<std::int64_t>(config.algorithm_tile_n, 1), p.n), u.nr);
+  const std::int64_t kc_max = std::min(std::max<std::int64_t>(config.algorithm_tile_k, 1), p.k);
+  const std::int64_t a_elements = mc_max * kc_max;
+  const std::size_t a_bytes = static_cast<std::size_t>(a_elements * threads) * sizeof(T);
+  const std::size_t b_bytes = static_cast<std::size_t>(nc_max * kc_max) * sizeof(T);
+  T* a_buffer = static_cast<T*>(t_pack_a.get(a_bytes));
+  if (!a_buffer) return out_of_memory(a_bytes);
+  T* b_buffer = static_cast<T*>(t_pack_b.get(b_bytes));
+  if (!b_buffer) return out_of_memory(b_bytes);
+  const std::int64_t ic_blocks = ceil_div(p.m, mc_max);
+
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    T* my_a = a_buffer + omp_get_thread_num() * a_elements;
+    const std::int64_t team = omp_get_num_threads();
+    for (std::int64_t jc = 0; jc < p.n; jc += nc_max) {
+      const std::int64_t nc = std::min(nc_max, p.n - jc);
+      const std::int64_t panels = ceil_div(nc, u.nr);
+      // Fewer row blocks than threads: each row block is also split over
+      // its B micro-panels (its A block is then packed by several threads).
+      const std::int64_t chunks = std::min(panels, std::max<std::int64_t>(1, ceil_div(team, ic_blocks)));
+      const std::int64_t tasks = ic_blocks * chunks;
+      for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
+        const std::int64_t kc = std::min(kc_max, p.k - pc);
+        const T beta = pc == 0 ? p.beta : T(1);
+#pragma omp for schedule(static)
+        for (std::int64_t q = 0; q < panels; ++q) {
+          pack_b_panel(p, pc, kc, jc + q * u.nr, std::min(u.nr, nc - q * u.nr), u.nr, b_buffer + q * kc * u.nr);
+        }
+        std::int64_t packed_ic = -1;
+#pragma omp for schedule(static)
+        for (std::int64_t t = 0; t < tasks; ++t) {
+          const std::int64_t ic = (t / chunks) * mc_max;
+          const std::int64_t chunk = t % chunks;
+          const std::int64_t mc = std::min(mc_max, p.m - ic);
+          if (ic != packed_ic) {
+            pack_a(p, ic, mc, pc, kc, u.mr, my_a);
+            packed_ic = ic;
+          }
+          const std::int64_t q_end = panels * (chunk + 1) / chunks;
+          for (std::int64_t q = panels * chunk / chunks; q < q_end; ++q) {
+            const std::int64_t j = q * u.nr;
+            const std::int64_t cols = std::min(u.nr, nc - j);
+            const T* bp = b_buffer + q * kc * u.nr;
+            for (std::int64_t ir = 0; ir < mc; ir += u.mr) {
+              tile(u, kc, my_a + (ir / u.mr) * kc * u.mr, bp, u.nr, p.c + (ic + ir) * p.ldc + jc + j, p.ldc,
+                   std::min(u.mr, mc - ir), cols, p.alpha, beta);
+            }
+          }
+        }
+      }
+    }
+  }
+  return Error::ok();
+}
+
+// Each thread owns a fixed range of B micro-panels (columns of C) and walks
+// K in tile_k blocks, all its panels per block: a block's B rows (tile_k rows
+// of ldb elements) stay within a few hundred pages while every panel reads
+// its part of them, instead of one panel striding over all K rows.
+template <typename T>
+Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int threads) {
+  const MicroKernel<T> u = micro_kernel<T>();
+  const std::int64_t kc_max = std::min(std::max<std::int64_t>(config.algorithm_tile_k, 1), p.k);
+  const std::int64_t a_elements = round_up(p.m, u.mr) * p.k;
+  const std::int64_t panel_elements = kc_max * u.nr;
+  const std::size_t a_bytes = static_cast<std::size_t>(a_elements) * sizeof(T);
+  const std::size_t b_bytes = static_cast<std::size_t>(panel_elements * threads) * sizeof(T);
+  T* a_buffer = static_cast<T*>(t_pack_a.get(a_bytes));
+  if (!a_buffer) return out_of_memory(a_bytes);
+  T* b_buffer = static_cast<T*>(t_pack_b.get(b_bytes));
+  if (!b_buffer) return out_of_memory(b_bytes);
+  pack_a(p, 0, p.m, 0, p.k, u.mr, a_buffer);
+  const std::int64_t panels = ceil_div(p.n, u.nr);
+
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const std::int64_t team = omp_get_num_threads();
+    const std::int64_t me = omp_get_thread_num();
+    const std::int64_t q_begin = panels * me / team;
+    const std::int64_t q_end = panels * (me + 1) / team;
+    T* mine = b_buffer + me * panel_elements;
+    for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
+      const std::int64_t kc = std::min(kc_max, p.k - pc);
+      const T beta = pc == 0 ? p.beta : T(1);
+      for (std::int64_t q = q_begin; q < q_end; ++q) {
+        const std::int64_t j = q * u.nr;
+        const std::int64_t cols = std::min(u.nr, p.n - j);
+        const T* bp = p.b + pc * p.ldb + j;
+        std::int64_t rs_b = p.ldb;
+        // A transposed B or the last, partial panel is packed: a micro-kernel
+        // reads whole rows of NR contiguous elements.
+        if (p.tb == Transpose::YES || cols < u.nr) {
+          pack_b_panel(p, pc, kc, j, cols, u.nr, mine);
+          bp = mine;
+          rs_b = u.nr;
+        }
+        for (std::int64_t ir = 0; ir < p.m; ir += u.mr) {
+          // Packed A is [k][mr] per row group: the block of depth pc starts at pc * mr.
+          tile(u, kc, a_buffer + (ir / u.mr) * p.k * u.mr + pc * u.mr, bp, rs_b, p.c + ir * p.ldc + j, p.ldc,
+               std::min(u.mr, p.m - ir), cols, p.alpha, beta);
+        }
+      }
+    }
+  }
+  return Error::ok();
+}
+
+template <typename T>
+Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int threads) {
+  if (Error e = gd::check_arguments(p.ta, p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc); e.is_bad()) return e;
+  if (p.m == 0 || p.n == 0) return Error::ok();
+  if (p.alpha == T(0) || p.k == 0) {
+    scale_c(p);
+    return Error::ok();
+  }
+  const int team = kernel.choose_threads(p.m, p.n, p.k, threads > 0 ? threads : omp_get_max_threads());
+  if (path == GemmPath::AUTO) path = kernel.choose_path(p.m, p.n, p.k, p.tb);
+  return path == GemmPath::STREAMED_B ? run_streamed(p, kernel.config(), team) : run_packed(p, kernel.config(), team);
+}
+
+}  // namespace
+
+tuning::KernelTuningKey gemm_key(DataType type) { return gemm_packed_key(type); }
+
+GemmRegisterBlock gemm_register_block(DataType type) noexcept {
+  if (type == DataType::FLOAT) {
+    const MicroKernel<float> u = micro_kernel<float>();
+    return {u.mr, u.nr};
+  }
+  const MicroKernel<double> u = micro_kernel<double>();
+  return {u.mr, u.nr};
+}
+
+GemmPath GemmKernel::choose_path(std::int64_t m, std::int64_t n, std::int64_t k, Transpose trans_b) const noexcept {
+  if (m <= config_.algorithm_skinny_m_limit) return GemmPath::STREAMED_B;
+  if (trans_b == Transpose::NO && k * n < config_.algorithm_pack_b_minimum_elements) return GemmPath::STREAMED_B;
+  return GemmPath::PACKED;
+}
+
+int GemmKernel::choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, int maximum) const noexcept {
+  if (maximum <= 1) return 1;
+  // In double: m * n * k overflows int64 long before memory runs out.
+  const double units = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
+                       static_cast<double>(std::max<std::int64_t>(config_.parallel_fmas_per_work_unit, 1));
+  if (units < static_cast<double>(config_.parallel_minimum_tasks) || units < 2.0) return 1;
+  return units >= maximum ? maximum : static_cast<int>(units);
+}
+
+Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                      const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                      std::int64_t ldc, GemmPath path, int threads) const {
+  return run_gemm<float>(*this, {ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, path, threads);
+}
+
+Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+                      const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c,
+                      std::int64_t ldc, GemmPath path, int threads) const {
+  return run_gemm<double>(*this, {ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, path, threads);
+}
+
+}  // namespace tunekit::cpu

@@ -1,0 +1,206 @@
+// tunekit_cpu's Gemm against OpenBLAS and BLIS, measured in the same run:
+// FLOAT and DOUBLE, 1 and 2 threads, on the shape families square 256, 1024,
+// 2048; skinny M (8 x 4096 x 4096); tall skinny N (4096 x 64 x 256); large K
+// (256 x 256 x 8192) and A transposed at 1024. Each benchmark times the three
+// libraries the same way (best of repeated batches) and reports GFLOP/s of
+// each and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
+// mean of the ratios is printed at the end. --tk_min_time=<s> sets the
+// length of one timed batch (default 0.2 s). Other benchmark flags are
+// Google Benchmark's (--benchmark_filter=square_256).
+#include <benchmark/benchmark.h>
+// OpenBLAS's cblas.h first: blis.h carries a cblas.h of its own behind the
+// same include guard, which is then skipped (only bli_* is used from BLIS).
+#include <cblas.h>
+// clang-format off
+#include <blis.h>
+// clang-format on
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/isa.hpp"
+#include "tunekit/platform/cpu_descriptor.hpp"
+
+namespace {
+
+using tunekit::cpu::Transpose;
+
+double g_batch_seconds = 0.2;
+std::map<std::string, double> g_ratios;  // benchmark name -> ratio
+
+struct GemmShape {
+  const char* name;
+  std::int64_t m, n, k;
+  bool trans_a;
+};
+
+constexpr GemmShape kShapes[] = {
+    {"square_256", 256, 256, 256, false},     {"square_1024", 1024, 1024, 1024, false},
+    {"square_2048", 2048, 2048, 2048, false}, {"skinny_m_8x4096x4096", 8, 4096, 4096, false},
+    {"tall_4096x64x256", 4096, 64, 256, false}, {"large_k_256x256x8192", 256, 256, 8192, false},
+    {"trans_a_1024", 1024, 1024, 1024, true},
+};
+
+template <typename T>
+struct Operands {
+  std::vector<T> a, b, c;
+  std::int64_t lda, ldb, ldc;
+};
+
+template <typename T>
+Operands<T> make(const GemmShape& s) {
+  std::mt19937 engine(42);
+  std::normal_distribution<double> normal;
+  Operands<T> x;
+  x.lda = s.trans_a ? s.m : s.k;
+  x.ldb = s.n;
+  x.ldc = s.n;
+  x.a.resize(static_cast<std::size_t>(s.m * s.k));
+  x.b.resize(static_cast<std::size_t>(s.k * s.n));
+  x.c.assign(static_cast<std::size_t>(s.m * s.n), T(0));
+  for (T& v : x.a) v = static_cast<T>(normal(engine));
+  for (T& v : x.b) v = static_cast<T>(normal(engine));
+  return x;
+}
+
+template <typename T>
+void run_tunekit(const GemmShape& s, Operands<T>& x, int threads) {
+  tunekit::Error e = tunekit::cpu::GemmKernel().run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n,
+                                                    s.k, T(1), x.a.data(), x.lda, x.b.data(), x.ldb, T(0),
+                                                    x.c.data(), x.ldc, tunekit::cpu::GemmPath::AUTO, threads);
+  if (e.is_bad()) std::fprintf(stderr, "tunekit Gemm: %s\n", e.message().c_str());
+}
+
+template <typename T>
+void run_openblas(const GemmShape& s, Operands<T>& x) {
+  const auto ta = s.trans_a ? CblasTrans : CblasNoTrans;
+  const auto m = static_cast<blasint>(s.m), n = static_cast<blasint>(s.n), k = static_cast<blasint>(s.k);
+  if constexpr (sizeof(T) == 4) {
+    cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, 1.0f, x.a.data(), static_cast<blasint>(x.lda), x.b.data(),
+                static_cast<blasint>(x.ldb), 0.0f, x.c.data(), static_cast<blasint>(x.ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, 1.0, x.a.data(), static_cast<blasint>(x.lda), x.b.data(),
+                static_cast<blasint>(x.ldb), 0.0, x.c.data(), static_cast<blasint>(x.ldc));
+  }
+}
+
+template <typename T>
+void run_blis(const GemmShape& s, Operands<T>& x) {
+  T one = 1, zero = 0;
+  const trans_t ta = s.trans_a ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE;
+  // Row-major: row stride ld, column stride 1 (of the stored matrix).
+  if constexpr (sizeof(T) == 4) {
+    bli_sgemm(ta, BLIS_NO_TRANSPOSE, s.m, s.n, s.k, &one, x.a.data(), x.lda, 1, x.b.data(), x.ldb, 1, &zero,
+              x.c.data(), x.ldc, 1);
+  } else {
+    bli_dgemm(ta, BLIS_NO_TRANSPOSE, s.m, s.n, s.k, &one, x.a.data(), x.lda, 1, x.b.data(), x.ldb, 1, &zero,
+              x.c.data(), x.ldc, 1);
+  }
+}
+
+// Seconds per call: best of three batches of at least g_batch_seconds, after a warm-up call.
+template <typename F>
+double seconds_per_call(F&& call) {
+  call();
+  double best = 1e300;
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    const auto start = std::chrono::steady_clock::now();
+    std::int64_t calls = 0;
+    double elapsed = 0;
+    do {
+      call();
+      ++calls;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (elapsed < g_batch_seconds);
+    best = std::min(best, elapsed / static_cast<double>(calls));
+  }
+  return best;
+}
+
+template <typename T>
+void bench(benchmark::State& state, const GemmShape& s, int threads, const std::string& name) {
+  Operands<T> x = make<T>(s);
+  const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  // Idle workers of one library spin for a while after its last call and
+  // take cores from the next one: each library runs after a pause, and
+  // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
+  const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(250)); };
+  settle();
+  const double tunekit = flops / seconds_per_call([&] { run_tunekit(s, x, threads); }) * 1e-9;
+  settle();
+  bli_thread_set_num_threads(threads);
+  const double blis = flops / seconds_per_call([&] { run_blis(s, x); }) * 1e-9;
+  settle();
+  openblas_set_num_threads(threads);
+  const double openblas = flops / seconds_per_call([&] { run_openblas(s, x); }) * 1e-9;
+  openblas_set_num_threads(1);
+  settle();
+  for (auto _ : state) {
+    run_tunekit(s, x, threads);
+    benchmark::DoNotOptimize(x.c.data());
+  }
+  const double ratio = tunekit / std::max(openblas, blis);
+  state.counters["tunekit_GFLOPs"] = tunekit;
+  state.counters["openblas_GFLOPs"] = openblas;
+  state.counters["blis_GFLOPs"] = blis;
+  state.counters["ratio"] = ratio;
+  g_ratios[name] = ratio;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--tk_min_time=", 14) == 0) {
+      g_batch_seconds = std::atof(argv[i] + 14);
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  const tunekit::platform::CpuDescriptor cpu = tunekit::platform::detect_cpu_descriptor();
+  std::printf("machine: %s (%s), tunekit_cpu path %s\n", cpu.model_name.c_str(), tunekit::platform::identity_string(cpu).c_str(),
+              std::string(tunekit::cpu::to_string(tunekit::cpu::active_isa())).c_str());
+  // OpenBLAS picks its kernels from a table of processors it knows; on a
+  // newer one it falls back to an old core (Prescott on Emerald Rapids with
+  // Debian 12's 0.3.21). OPENBLAS_CORETYPE=SkylakeX (or Zen, Haswell) before
+  // the run gives it its real kernels; the core it uses is printed here.
+  std::printf("OpenBLAS core: %s (%s)\n", openblas_get_corename(), openblas_get_config());
+  for (const GemmShape& s : kShapes) {
+    for (int threads : {1, 2}) {
+      for (bool is_float : {true, false}) {
+        const std::string name = std::string("gemm/") + (is_float ? "float/" : "double/") + s.name +
+                                 "/threads:" + std::to_string(threads);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [&s, threads, is_float, name](benchmark::State& state) {
+          if (is_float) {
+            bench<float>(state, s, threads, name);
+          } else {
+            bench<double>(state, s, threads, name);
+          }
+        });
+        b->Iterations(2)->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (!g_ratios.empty()) {
+    double log_sum = 0;
+    for (const auto& [name, ratio] : g_ratios) log_sum += std::log(ratio);
+    std::printf("geometric mean of tunekit / best(OpenBLAS, BLIS) over %zu benchmarks: %.3f\n", g_ratios.size(),
+                std::exp(log_sum / static_cast<double>(g_ratios.size())));
+  }
+  return 0;
+}

@@ -1,0 +1,71 @@
+// Calibration of the real Gemm with the budgets `tunekit calibrate` uses in
+// CI: every candidate verified and timed on the shape families, a valid
+// profile, and a kernel configured from it that still computes the product.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/register.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCandidates) {
+  tuning::KernelTuningRegistry registry;
+  tuning::KernelCalibrationRegistry functions;
+  register_tunekit_cpu(registry, functions);
+  tuning::CalibrationOptions options;
+  options.registry = &registry;
+  options.memory_budget_bytes = std::size_t{8} << 20;
+  options.time_budget = std::chrono::milliseconds(5'000);
+  const std::vector<tuning::KernelTuningKey> keys = {gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE)};
+  const auto start = std::chrono::steady_clock::now();
+  tuning::CalibrationBatchReport report = tuning::CalibrateKernelThresholds(keys, options, &functions);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 16.0) << "two keys must stay within about 8 s each";
+  ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 2u) << report.to_json();
+  if (report.calibrated.empty()) GTEST_SKIP() << "no value was decided on this machine: " << report.to_json();
+
+  const std::set<std::string> calibrated_parameters = {"algorithm.tile_m", "algorithm.tile_n", "algorithm.tile_k",
+                                                       "algorithm.skinny_m_limit"};
+  for (const tuning::CalibratedKey& c : report.calibrated) {
+    nlohmann::json j = nlohmann::json::parse(c.report_json);
+    EXPECT_TRUE(j["rejected"].empty()) << j["rejected"].dump();
+    std::string measured;
+    for (const auto& candidate : j["candidates"]) {
+      measured += candidate["candidate"].get<std::string>() + "\n";
+      EXPECT_GE(candidate["samples_ms"].size(), 5u);
+    }
+    for (const char* family : {" square ", " large_k ", " transposed_a ", "streamed_b ", "packed "}) {
+      EXPECT_NE(measured.find(family), std::string::npos) << family << " not measured:\n" << measured;
+    }
+    for (const auto& [name, value] : c.profile.parameters.values) {
+      EXPECT_EQ(calibrated_parameters.count(name), 1u) << name;
+    }
+    GemmPackedTuning config;
+    ASSERT_TRUE(gemm_packed_binding().try_validate_and_apply(config, c.profile.parameters).is_good());
+
+    // The calibrated configuration computes what the reference computes.
+    std::mt19937 engine(5);
+    std::normal_distribution<double> normal;
+    const std::int64_t m = 97, n = 89, k = 301;
+    std::vector<double> a(m * k), b(k * n), got(m * n, std::nan("")), expected(m * n);
+    for (double& x : a) x = normal(engine);
+    for (double& x : b) x = normal(engine);
+    ASSERT_TRUE(GemmKernel(config).run(Transpose::NO, Transpose::NO, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0,
+                                       got.data(), n).is_good());
+    ASSERT_TRUE(gemm_reference(Transpose::NO, Transpose::NO, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0,
+                               expected.data(), n).is_good());
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-11) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tunekit::cpu
