@@ -21,6 +21,7 @@ TEST(UnaryCalibration, CalibratesAbsAndNotIntoValidPublishedProfiles) {
   options.memory_budget_bytes = std::size_t{8} << 20;  // sizes up to 1M floats
   options.time_budget = std::chrono::milliseconds(20'000);
   tuning::KernelCalibrationSelection selection;
+  selection.kernels = {"Abs", "Not"};  // the binary kernels have their own keys of these types
   selection.element_types = {DataType::FLOAT, DataType::BOOL};
   tuning::CalibrationBatchReport report = tuning::CalibrateRegisteredKernels(selection, options, &functions);
   // A key whose timings decided nothing (a loaded machine, an unoptimised

@@ -90,8 +90,11 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::Kernel
     throw TuningError("tunekit_cpu processor profiles: " + e.message());
   }
   for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
-    functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
+    if (key.kernel == "Abs" || key.kernel == "Not") {
+      functions.register_function(key, calibrate_unary_elementwise, kLibraryVersion);
+    }
   }
+  register_binary_elementwise_calibration(functions);
 }
 
 }  // namespace tunekit::cpu

@@ -23,4 +23,10 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry = tuning::Kerne
 tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelTuningKey& key,
                                                            tuning::CalibrationContext& context);
 
+// The calibration function of the binary elementwise kernels (Add ... Greater),
+// and its registration for every binary key (called by register_tunekit_cpu).
+tuning::KernelTuningParameters calibrate_binary_elementwise(const tuning::KernelTuningKey& key,
+                                                            tuning::CalibrationContext& context);
+void register_binary_elementwise_calibration(tuning::KernelCalibrationRegistry& functions);
+
 }  // namespace tunekit::cpu
