@@ -29,7 +29,11 @@ TEST(TunekitCpuSpec, GeneratedSchemaHasTheUnaryDefaultsAndRules) {
 }
 
 TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
-  EXPECT_EQ(tunekit_cpu_tuning_keys(),
+  std::vector<tuning::KernelTuningKey> unary;  // the binary keys: BinaryRegistration.*
+  for (const tuning::KernelTuningKey& key : tunekit_cpu_tuning_keys()) {
+    if (key.kernel == "Abs" || key.kernel == "Not") unary.push_back(key);
+  }
+  EXPECT_EQ(unary,
             (std::vector<tuning::KernelTuningKey>{unary_key(UnaryOp::ABS, DataType::FLOAT),
                                                   unary_key(UnaryOp::ABS, DataType::DOUBLE),
                                                   unary_key(UnaryOp::ABS, DataType::INT32),
@@ -51,6 +55,7 @@ TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
   EXPECT_EQ(spec->library_version, kTuningLibraryVersion);
   ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
   for (const tuning::KernelTuningKey& key : spec->keys()) {
+    if (key.kernel != "Abs" && key.kernel != "Not") continue;  // binary: BinaryRegistration.*
     EXPECT_EQ(*spec->schema(key), unary_elementwise_binding().schema(key)) << key.to_string();
   }
 }
