@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tunekit/cpu/binary_elementwise.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
@@ -38,6 +39,11 @@ TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
       if (supports(op, type)) supported.push_back(unary_key(op, type));
     }
   }
+  for (BinaryOp op : kAllBinaryOps) {
+    for (DataType type : core::all_data_types()) {
+      if (supports(op, type)) supported.push_back(binary_key(op, type));
+    }
+  }
   supported.push_back(gemm_key(DataType::FLOAT));
   supported.push_back(gemm_key(DataType::DOUBLE));
   std::vector<tuning::KernelTuningKey> keys = tunekit_cpu_tuning_keys();
@@ -68,8 +74,10 @@ TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
   EXPECT_EQ(spec->library_version, kTuningLibraryVersion);
   ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
   for (const tuning::KernelTuningKey& key : spec->keys()) {
+    const bool binary = parse_binary_op(key.kernel).has_value();
     const tuning::KernelTuningSchema generated = key.kernel == "Gemm" ? gemm_packed_binding().schema(key)
-                                                                          : unary_elementwise_binding().schema(key);
+                                                 : binary             ? binary_elementwise_binding().schema(key)
+                                                                      : unary_elementwise_binding().schema(key);
     EXPECT_EQ(*spec->schema(key), generated) << key.to_string();
   }
 }

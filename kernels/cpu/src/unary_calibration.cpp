@@ -133,6 +133,7 @@ void register_tunekit_cpu(tuning::KernelTuningRegistry& registry, tuning::Kernel
     }
   }
   register_gemm_calibration(functions);
+  register_binary_elementwise_calibration(functions);
 }
 
 }  // namespace tunekit::cpu

@@ -30,4 +30,10 @@ tuning::KernelTuningParameters calibrate_gemm(const tuning::KernelTuningKey& key
 // Registers calibrate_gemm for every Gemm key of the spec.
 void register_gemm_calibration(tuning::KernelCalibrationRegistry& functions);
 
+// The calibration function of the binary elementwise kernels (Add ... Greater),
+// and its registration for every binary key (called by register_tunekit_cpu).
+tuning::KernelTuningParameters calibrate_binary_elementwise(const tuning::KernelTuningKey& key,
+                                                            tuning::CalibrationContext& context);
+void register_binary_elementwise_calibration(tuning::KernelCalibrationRegistry& functions);
+
 }  // namespace tunekit::cpu

@@ -1,0 +1,428 @@
+// The binary elementwise kernels of tunekit_cpu: every operation and type
+// against a double-precision (integers: exact) reference on random operands
+// with poisoned outputs, every broadcasting rule, invalid shapes refused,
+// NaN and infinity, and every path on every instruction set this processor
+// runs giving the same values.
+#include "tunekit/cpu/binary_elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tunekit/core/half_precision.hpp"
+#include "tunekit/cpu/isa.hpp"
+
+namespace tunekit::cpu {
+namespace {
+
+using tuning::Shape;
+using tuning::Tensor;
+
+constexpr DataType kTypes[] = {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16, DataType::BFLOAT16,
+                               DataType::INT32, DataType::INT64,  DataType::BOOL};
+constexpr ExecutionPath kPaths[] = {ExecutionPath::SERIAL_SCALAR, ExecutionPath::SERIAL_SIMD,
+                                    ExecutionPath::PARALLEL_SIMD, ExecutionPath::AUTO};
+
+bool is_float(DataType t) {
+  return t == DataType::FLOAT || t == DataType::DOUBLE || t == DataType::FLOAT16 || t == DataType::BFLOAT16;
+}
+
+// Relative tolerance of a floating result against the double reference: the
+// rounding of the result to the type (computing in float for the 16-bit
+// types), a few units more for Pow.
+double tolerance(BinaryOp op, DataType t) {
+  const double ulps = op == BinaryOp::POW ? 4.0 : 1.0;
+  switch (t) {
+    case DataType::FLOAT: return ulps * 0x1p-23;
+    case DataType::DOUBLE: return ulps * 0x1p-52;
+    case DataType::FLOAT16: return 0x1p-10;
+    case DataType::BFLOAT16: return 0x1p-7;
+    default: return 0.0;
+  }
+}
+
+double float_reference(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::ADD: return x + y;
+    case BinaryOp::SUB: return x - y;
+    case BinaryOp::MUL: return x * y;
+    case BinaryOp::DIV: return x / y;
+    case BinaryOp::MAX: return std::isnan(x) || std::isnan(y) ? std::nan("") : (x > y ? x : y);
+    case BinaryOp::MIN: return std::isnan(x) || std::isnan(y) ? std::nan("") : (x < y ? x : y);
+    case BinaryOp::POW: return std::pow(x, y);
+    case BinaryOp::EQUAL: return x == y;
+    case BinaryOp::LESS: return x < y;
+    case BinaryOp::GREATER: return x > y;
+    default: return std::nan("");
+  }
+}
+
+// Integers wrap (two's complement at the type's width).
+std::int64_t integer_reference(BinaryOp op, std::int64_t x, std::int64_t y, DataType t) {
+  const auto ux = static_cast<std::uint64_t>(x);
+  const auto uy = static_cast<std::uint64_t>(y);
+  std::int64_t r = 0;
+  switch (op) {
+    case BinaryOp::ADD: r = static_cast<std::int64_t>(ux + uy); break;
+    case BinaryOp::SUB: r = static_cast<std::int64_t>(ux - uy); break;
+    case BinaryOp::MUL: r = static_cast<std::int64_t>(ux * uy); break;
+    case BinaryOp::MAX: r = x > y ? x : y; break;
+    case BinaryOp::MIN: r = x < y ? x : y; break;
+    case BinaryOp::AND: r = t == DataType::BOOL ? ((x != 0) && (y != 0)) : (x & y); break;
+    case BinaryOp::OR: r = t == DataType::BOOL ? ((x != 0) || (y != 0)) : (x | y); break;
+    case BinaryOp::XOR: r = t == DataType::BOOL ? ((x != 0) != (y != 0)) : (x ^ y); break;
+    case BinaryOp::EQUAL: return x == y;
+    case BinaryOp::LESS: return x < y;
+    case BinaryOp::GREATER: return x > y;
+    default: break;
+  }
+  return t == DataType::INT32 ? static_cast<std::int32_t>(r) : r;
+}
+
+std::int64_t integer_element(const Tensor& t, std::int64_t i) {
+  switch (t.type) {
+    case DataType::INT32: return t.as<std::int32_t>()[i];
+    case DataType::INT64: return t.as<std::int64_t>()[i];
+    default: return t.as<std::uint8_t>()[i];
+  }
+}
+
+// Element i of the output: the reference of the operands at their broadcast
+// positions, and whether the kernel's value matches it.
+::testing::AssertionResult matches(BinaryOp op, const Tensor& a, std::int64_t ia, const Tensor& b, std::int64_t ib,
+                                   const Tensor& out, std::int64_t i) {
+  const DataType t = a.type;
+  const bool comparison = output_type(op, t) == DataType::BOOL && t != DataType::BOOL;
+  if (!is_float(t)) {
+    const std::int64_t expected = integer_reference(op, integer_element(a, ia), integer_element(b, ib), t);
+    const std::int64_t actual = integer_element(out, i);
+    if (expected == actual) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "expected " << expected << " got " << actual;
+  }
+  double expected = float_reference(op, a.element(ia), b.element(ib));
+  const double actual = out.element(i);
+  // 16-bit results: the reference rounded to the type (overflow to infinity,
+  // subnormals), off by at most one unit of the type from the kernel's
+  // rounding of the float result.
+  double subnormal = 0.0;
+  if (t == DataType::FLOAT16 && !comparison) {
+    expected = core::float16_to_float(core::float_to_float16(static_cast<float>(expected)));
+    subnormal = 0x1p-24;
+  } else if (t == DataType::BFLOAT16 && !comparison) {
+    expected = core::bfloat16_to_float(core::float_to_bfloat16(static_cast<float>(expected)));
+    subnormal = 0x1p-133;
+  }
+  if (comparison) {
+    const bool written = out.as<std::uint8_t>()[i] <= 1;
+    if (written && expected == actual) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "expected " << expected << " got byte " << int(out.as<std::uint8_t>()[i]);
+  }
+  if ((std::isnan(expected) && std::isnan(actual)) || expected == actual ||
+      std::fabs(expected - actual) <= tolerance(op, t) * std::fabs(expected) + subnormal) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "expected " << expected << " got " << actual << " from " << a.element(ia)
+                                       << ", " << b.element(ib);
+}
+
+Tensor empty(DataType type, const Shape& shape) {
+  Result<Tensor> t = tuning::EmptyTensor(type, shape);
+  EXPECT_TRUE(t.ok());
+  return std::move(t).value();
+}
+
+// Random operands; Pow gets positive bases so that most results are numbers.
+Tensor operand(DataType type, const Shape& shape, std::uint64_t seed, BinaryOp op, bool base) {
+  Result<Tensor> t = tuning::RandnTensor(type, shape, seed);
+  EXPECT_TRUE(t.ok());
+  if (op == BinaryOp::POW && base) {
+    for (std::int64_t i = 0; i < t->size(); ++i) {
+      const double v = std::fabs(t->element(i)) + 0.25;
+      switch (type) {
+        case DataType::FLOAT: t->as<float>()[i] = static_cast<float>(v); break;
+        case DataType::DOUBLE: t->as<double>()[i] = v; break;
+        case DataType::FLOAT16: t->as<std::uint16_t>()[i] = core::float_to_float16(static_cast<float>(v)); break;
+        case DataType::BFLOAT16: t->as<std::uint16_t>()[i] = core::float_to_bfloat16(static_cast<float>(v)); break;
+        default: break;
+      }
+    }
+  }
+  return std::move(t).value();
+}
+
+// The instruction sets this processor runs (each test runs them all).
+std::vector<CpuIsa> runnable_isas() {
+  std::vector<CpuIsa> isas;
+  const platform::CpuDescriptor here = platform::detect_cpu_descriptor();
+  for (CpuIsa isa : {CpuIsa::PORTABLE, CpuIsa::AVX2, CpuIsa::AVX512}) {
+    if (can_run(isa, here)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+BinaryElementwiseTuning small_thresholds() {
+  BinaryElementwiseTuning config;
+  config.simd_min_elements = 16;
+  config.parallel_minimum_elements = 1000;
+  config.maximum_threads = 2;
+  return config;
+}
+
+// Runs op on a and b on every path and instruction set; every output element
+// checked against the reference at its broadcast operand positions.
+void check_all_paths(BinaryOp op, const Tensor& a, const Tensor& b, const std::string& what) {
+  Result<Shape> shape = tuning::broadcast_shapes(a.shape, b.shape);
+  ASSERT_TRUE(shape.ok()) << shape.error().message();
+  const Shape& out_shape = *shape;
+  const std::size_t rank = out_shape.size();
+  const std::int64_t n = tuning::element_count(out_shape);
+  // Operand positions of each output element, computed independently of the kernel.
+  std::vector<std::int64_t> ia(static_cast<std::size_t>(n)), ib(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t rest = i, pa = 0, pb = 0, sa = 1, sb = 1;
+    for (std::size_t k = rank; k-- > 0;) {
+      const std::int64_t coord = rest % out_shape[k];
+      rest /= out_shape[k];
+      const std::size_t back = rank - 1 - k;
+      if (back < a.shape.size()) {
+        const std::int64_t d = a.shape[a.shape.size() - 1 - back];
+        pa += (d == 1 ? 0 : coord) * sa;
+        sa *= d;
+      }
+      if (back < b.shape.size()) {
+        const std::int64_t d = b.shape[b.shape.size() - 1 - back];
+        pb += (d == 1 ? 0 : coord) * sb;
+        sb *= d;
+      }
+    }
+    ia[static_cast<std::size_t>(i)] = pa;
+    ib[static_cast<std::size_t>(i)] = pb;
+  }
+  const BinaryElementwiseKernel kernel(op, small_thresholds());
+  for (CpuIsa isa : runnable_isas()) {
+    auto forced = ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (ExecutionPath path : kPaths) {
+      Result<Tensor> out = tuning::EmptyTensor(output_type(op, a.type), out_shape);
+      ASSERT_TRUE(out.ok());
+      tuning::poison(*out);
+      Error e = kernel.run(a, b, *out, path);
+      ASSERT_TRUE(e.is_good()) << e.message();
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(matches(op, a, ia[static_cast<std::size_t>(i)], b, ib[static_cast<std::size_t>(i)], *out, i))
+            << what << " " << to_string(op) << " " << core::to_string(a.type) << " isa=" << to_string(isa)
+            << " path=" << static_cast<int>(path) << " i=" << i;
+      }
+    }
+  }
+}
+
+struct OpType {
+  BinaryOp op;
+  DataType type;
+};
+
+std::vector<OpType> all_supported() {
+  std::vector<OpType> cases;
+  for (BinaryOp op : kAllBinaryOps) {
+    for (DataType t : kTypes) {
+      if (supports(op, t)) cases.push_back({op, t});
+    }
+  }
+  return cases;
+}
+
+class BinaryKernelTest : public ::testing::TestWithParam<OpType> {};
+
+TEST_P(BinaryKernelTest, EveryPathAndIsaMatchesTheReferenceOnEqualShapes) {
+  const auto [op, type] = GetParam();
+  for (std::int64_t n : {0, 1, 15, 17, 127, 1031, 70001}) {
+    const Tensor a = operand(type, {n}, 3 + static_cast<std::uint64_t>(n), op, true);
+    const Tensor b = operand(type, {n}, 1000 + static_cast<std::uint64_t>(n), op, false);
+    check_all_paths(op, a, b, "n=" + std::to_string(n));
+  }
+}
+
+TEST_P(BinaryKernelTest, EveryBroadcastingRuleMatchesTheReference) {
+  const auto [op, type] = GetParam();
+  const std::vector<std::pair<Shape, Shape>> rules = {
+      {{37, 29}, {}},         {{}, {37, 29}},          {{1}, {1}},           {{37, 29}, {1}},  // scalar
+      {{37, 29}, {29}},       {{29}, {37, 29}},                                                 // row
+      {{37, 29}, {37, 1}},    {{37, 1}, {37, 29}},                                              // column
+      {{31, 1}, {1, 23}},     {{4, 1, 9}, {3, 1}},     {{2, 3, 1, 5}, {3, 7, 1}},               // general
+      {{5, 1, 3, 1}, {1, 4, 1, 6}}, {{0, 3}, {3}},     {{4, 0}, {1}},        {{2, 3, 4}, {2, 3, 4}}};
+  std::uint64_t seed = 50;
+  for (const auto& [sa, sb] : rules) {
+    const Tensor a = operand(type, sa, ++seed, op, true);
+    const Tensor b = operand(type, sb, ++seed, op, false);
+    check_all_paths(op, a, b, tuning::to_string(sa) + " with " + tuning::to_string(sb));
+  }
+}
+
+std::string name(const ::testing::TestParamInfo<OpType>& info) {
+  return std::string(to_string(info.param.op)) + "_" + std::string(core::to_string(info.param.type));
+}
+
+INSTANTIATE_TEST_SUITE_P(Supported, BinaryKernelTest, ::testing::ValuesIn(all_supported()), name);
+
+TEST(BinaryKernel, SupportedTypesAreTheMeaningfulOnes) {
+  EXPECT_EQ(all_supported().size(), 66u);  // the pairs tuning.toml declares
+  EXPECT_FALSE(supports(BinaryOp::DIV, DataType::INT32));
+  EXPECT_FALSE(supports(BinaryOp::AND, DataType::FLOAT));
+  EXPECT_FALSE(supports(BinaryOp::ADD, DataType::BOOL));
+  EXPECT_TRUE(supports(BinaryOp::XOR, DataType::BOOL));
+  EXPECT_EQ(output_type(BinaryOp::LESS, DataType::FLOAT16), DataType::BOOL);
+  EXPECT_EQ(output_type(BinaryOp::POW, DataType::BFLOAT16), DataType::BFLOAT16);
+  for (BinaryOp op : kAllBinaryOps) EXPECT_EQ(parse_binary_op(to_string(op)), op);
+  EXPECT_FALSE(parse_binary_op("Abs").has_value());
+}
+
+TEST(BinaryKernel, ShapesThatDoNotBroadcastAreRefusedNamingThem) {
+  const BinaryElementwiseKernel add(BinaryOp::ADD, {});
+  const Tensor a = operand(DataType::FLOAT, {3}, 1, BinaryOp::ADD, false);
+  const Tensor b = operand(DataType::FLOAT, {4}, 2, BinaryOp::ADD, false);
+  Result<Tensor> out = tuning::EmptyTensor(DataType::FLOAT, {4});
+  Error e = add.run(a, b, *out);
+  EXPECT_EQ(e.code(), ErrorCode::INVALID_VALUE);
+  EXPECT_NE(e.message().find("Add: "), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("[3]"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("[4]"), std::string::npos) << e.message();
+
+  const Tensor rows = operand(DataType::FLOAT, {2, 3}, 3, BinaryOp::ADD, false);
+  const Tensor col = operand(DataType::FLOAT, {3, 1}, 4, BinaryOp::ADD, false);
+  EXPECT_EQ(add.run(rows, col, *out).code(), ErrorCode::INVALID_VALUE);
+  const Tensor row = operand(DataType::FLOAT, {3}, 5, BinaryOp::ADD, false);
+  Result<Tensor> wrong = tuning::EmptyTensor(DataType::FLOAT, {3, 3});
+  e = add.run(rows, row, *wrong);
+  EXPECT_EQ(e.message(), "Add: operands [2, 3] and [3] broadcast to [2, 3], but the output is [3, 3]");
+}
+
+TEST(BinaryKernel, WrongTypesAreRefusedNamingThem) {
+  const Tensor f = operand(DataType::FLOAT, {4}, 1, BinaryOp::ADD, false);
+  const Tensor d = operand(DataType::DOUBLE, {4}, 2, BinaryOp::ADD, false);
+  const Tensor i = operand(DataType::INT32, {4}, 3, BinaryOp::ADD, false);
+  Result<Tensor> out = tuning::EmptyTensor(DataType::FLOAT, {4});
+  EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::ADD, {}).run(f, d, *out).message(),
+            "Add does not support operands float and double");
+  Result<Tensor> iout = tuning::EmptyTensor(DataType::INT32, {4});
+  EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::DIV, {}).run(i, i, *iout).code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::LESS, {}).run(f, f, *out).message(),
+            "Less of float writes bool, not float");
+}
+
+// Special values at positions in the vector body and in the tail.
+TEST(BinaryKernel, NanAndInfinityPropagateOnEveryPathAndIsa) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::nan("");
+  const std::vector<std::pair<double, double>> pairs = {{nan, 1.0}, {1.0, nan},  {nan, nan}, {kInf, -kInf},
+                                                        {kInf, 1.0}, {-kInf, 2.0}, {1.0, 0.0}, {-0.0, 0.0},
+                                                        {2.0, kInf}, {0.5, -kInf}};
+  constexpr std::int64_t n = 67;
+  for (DataType type : {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16, DataType::BFLOAT16}) {
+    Tensor a = operand(type, {n}, 7, BinaryOp::ADD, false);
+    Tensor b = operand(type, {n}, 8, BinaryOp::ADD, false);
+    auto set = [type](Tensor& t, std::int64_t i, double v) {
+      switch (type) {
+        case DataType::FLOAT: t.as<float>()[i] = static_cast<float>(v); break;
+        case DataType::DOUBLE: t.as<double>()[i] = v; break;
+        case DataType::FLOAT16: t.as<std::uint16_t>()[i] = core::float_to_float16(static_cast<float>(v)); break;
+        default: t.as<std::uint16_t>()[i] = core::float_to_bfloat16(static_cast<float>(v)); break;
+      }
+    };
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      for (std::int64_t at : {static_cast<std::int64_t>(k), static_cast<std::int64_t>(n - 1 - k)}) {
+        set(a, at, pairs[k].first);
+        set(b, at, pairs[k].second);
+      }
+    }
+    for (BinaryOp op : {BinaryOp::ADD, BinaryOp::SUB, BinaryOp::MUL, BinaryOp::DIV, BinaryOp::MAX, BinaryOp::MIN,
+                        BinaryOp::POW, BinaryOp::EQUAL, BinaryOp::LESS, BinaryOp::GREATER}) {
+      check_all_paths(op, a, b, "special values");
+    }
+  }
+}
+
+TEST(BinaryKernel, MaxAndMinOfNanAreNanWhicheverSideItIsOn) {
+  const float nan = std::nanf("");
+  Tensor a = empty(DataType::FLOAT, {4});
+  Tensor b = empty(DataType::FLOAT, {4});
+  const float av[] = {nan, 1.0f, -0.0f, 3.0f};
+  const float bv[] = {1.0f, nan, 0.0f, 2.0f};
+  std::copy(av, av + 4, a.as<float>());
+  std::copy(bv, bv + 4, b.as<float>());
+  for (CpuIsa isa : runnable_isas()) {
+    auto forced = ScopedIsa::force(isa);
+    for (ExecutionPath path : kPaths) {
+      Tensor mx = empty(DataType::FLOAT, {4});
+      Tensor mn = empty(DataType::FLOAT, {4});
+      ASSERT_TRUE(BinaryElementwiseKernel(BinaryOp::MAX, {}).run(a, b, mx, path).is_good());
+      ASSERT_TRUE(BinaryElementwiseKernel(BinaryOp::MIN, {}).run(a, b, mn, path).is_good());
+      EXPECT_TRUE(std::isnan(mx.as<float>()[0]) && std::isnan(mx.as<float>()[1]));
+      EXPECT_TRUE(std::isnan(mn.as<float>()[0]) && std::isnan(mn.as<float>()[1]));
+      // Of equal operands the second: +0 for max(-0, +0) and min(-0, +0).
+      EXPECT_FALSE(std::signbit(mx.as<float>()[2]));
+      EXPECT_FALSE(std::signbit(mn.as<float>()[2]));
+      EXPECT_EQ(mx.as<float>()[3], 3.0f);
+      EXPECT_EQ(mn.as<float>()[3], 2.0f);
+    }
+  }
+}
+
+TEST(BinaryKernel, IntegerArithmeticWrapsAtTheLimits) {
+  Tensor a = empty(DataType::INT32, {3});
+  Tensor b = empty(DataType::INT32, {3});
+  a.as<std::int32_t>()[0] = INT32_MAX; b.as<std::int32_t>()[0] = 1;
+  a.as<std::int32_t>()[1] = INT32_MIN; b.as<std::int32_t>()[1] = -1;
+  a.as<std::int32_t>()[2] = 65536;     b.as<std::int32_t>()[2] = 65536;
+  Tensor sum = empty(DataType::INT32, {3});
+  Tensor product = empty(DataType::INT32, {3});
+  ASSERT_TRUE(BinaryElementwiseKernel(BinaryOp::ADD, {}).run(a, b, sum, ExecutionPath::SERIAL_SIMD).is_good());
+  ASSERT_TRUE(BinaryElementwiseKernel(BinaryOp::MUL, {}).run(a, b, product, ExecutionPath::SERIAL_SIMD).is_good());
+  EXPECT_EQ(sum.as<std::int32_t>()[0], INT32_MIN);
+  EXPECT_EQ(sum.as<std::int32_t>()[1], INT32_MAX);
+  EXPECT_EQ(product.as<std::int32_t>()[1], INT32_MIN);
+  EXPECT_EQ(product.as<std::int32_t>()[2], 0);
+}
+
+TEST(BinaryKernel, SerialAndParallelGiveTheSameBitsOnALargeBroadcast) {
+  const Tensor a = operand(DataType::FLOAT16, {513, 1031}, 21, BinaryOp::DIV, false);
+  const Tensor b = operand(DataType::FLOAT16, {513, 1}, 22, BinaryOp::DIV, false);
+  Tensor serial = empty(DataType::FLOAT16, {513, 1031});
+  Tensor parallel = empty(DataType::FLOAT16, {513, 1031});
+  tuning::poison(parallel);
+  const BinaryElementwiseKernel div(BinaryOp::DIV, small_thresholds());
+  ASSERT_TRUE(div.run(a, b, serial, ExecutionPath::SERIAL_SIMD).is_good());
+  for (int threads : {2, 3, 7}) {
+    tuning::poison(parallel);
+    ASSERT_TRUE(div.run(a, b, parallel, ExecutionPath::PARALLEL_SIMD, threads).is_good());
+    ASSERT_EQ(std::memcmp(serial.data(), parallel.data(), serial.bytes()), 0) << threads << " threads";
+  }
+}
+
+TEST(BinaryKernel, PathFollowsTheConfiguredThresholds) {
+  BinaryElementwiseTuning config;
+  config.simd_min_elements = 32;
+  config.parallel_minimum_elements = 4096;
+  config.maximum_threads = 4;
+  const BinaryElementwiseKernel kernel(BinaryOp::ADD, config);
+  EXPECT_EQ(kernel.choose_path(31), ExecutionPath::SERIAL_SCALAR);
+  EXPECT_EQ(kernel.choose_path(32), ExecutionPath::SERIAL_SIMD);
+  EXPECT_EQ(kernel.choose_path(4095), ExecutionPath::SERIAL_SIMD);
+  EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
+  config.maximum_threads = 1;
+  EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::ADD, config).choose_path(1 << 20), ExecutionPath::SERIAL_SIMD);
+}
+
+TEST(BinaryKernel, IsaPathsThisProcessorCannotRunAreSkippedWithAReason) {
+  const platform::CpuDescriptor here = platform::detect_cpu_descriptor();
+  if (!can_run(CpuIsa::AVX512, here)) GTEST_SKIP() << "this processor has no AVX-512 (F, BW, VL, DQ): path not run";
+  EXPECT_EQ(runnable_isas().size(), 3u);
+}
+
+}  // namespace
+}  // namespace tunekit::cpu
