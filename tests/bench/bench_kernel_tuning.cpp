@@ -1,7 +1,13 @@
-// bench_kernel_tuning -n N: the one-time cost of tuning (snapshot capture and
-// resolution of one key among 1,000 registered profiles, timed separately)
-// and the steady-state cost of a tuned kernel's run against the same loop
-// without tuning. Exits non-zero when a steady run touches the registry.
+// bench_kernel_tuning: the one-time cost of tuning (snapshot capture,
+// resolution of one key among 1,000 registered profiles, session create and
+// configure, each its own benchmark) and the steady-state cost of a tuned
+// kernel's run against the same loop without tuning, timed in the same
+// iterations (counter ratio = tuned / plain, target <= 1.02 in the label).
+// Exits non-zero when a steady run touches the registry. The environment
+// variable TUNEKIT_BENCH_RECONFIGURE_EVERY_RUN=1 makes the kernel configure
+// itself at every run, so that the check's own failure can be tested.
+#include <benchmark/benchmark.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tunekit/measure/statistics.hpp"
+#include "bench_failure.hpp"
 #include "tunekit/platform/execution_descriptor.hpp"
 #include "tunekit/tuning/tuning_session.hpp"
 
@@ -52,9 +58,10 @@ const KernelTuningKey kKey{"bench", "Scale", "blocked", DataType::FLOAT, platfor
 
 class ScaleKernel {
  public:
-  explicit ScaleKernel(TuningSession session) : session_(std::move(session)) {}
+  ScaleKernel(TuningSession session, bool reconfigure_every_run)
+      : session_(std::move(session)), reconfigure_every_run_(reconfigure_every_run) {}
   void run(const std::vector<float>& x, std::vector<float>& y) {
-    if (!configured_) {
+    if (!configured_ || reconfigure_every_run_) {
       config_ = session_.configure(binding(), kKey);
       configured_ = true;
     }
@@ -65,6 +72,7 @@ class ScaleKernel {
  private:
   TuningSession session_;
   ScaleTuning config_;
+  bool reconfigure_every_run_;
   bool configured_ = false;
 };
 
@@ -115,65 +123,84 @@ bool same_result(const std::vector<float>& x, const std::vector<float>& y, const
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  long iterations = 10000;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "-n") == 0) iterations = std::strtol(argv[i + 1], nullptr, 10);
-  }
-  if (iterations < 1) {
-    std::fputs("usage: bench_kernel_tuning [-n N]   (N >= 1)\n", stderr);
-    return 2;
-  }
-
+// The registry with its 1,000 profiles and this machine's descriptor, built
+// once for every benchmark; registered is false when registration failed.
+struct Fixture {
   KernelTuningRegistry registry;
-  const platform::CpuExecutionDescriptor here = platform::detect_execution_descriptor();
-  if (!register_profiles(registry, here)) return 2;
-  TuningSessionOptions options;
-  options.registry = &registry;
-  options.execution = here;
+  platform::CpuExecutionDescriptor here = platform::detect_execution_descriptor();
+  bool registered = register_profiles(registry, here);
+  TuningSessionOptions options() {
+    TuningSessionOptions o;
+    o.registry = &registry;
+    o.execution = here;
+    return o;
+  }
+};
 
-  // Cold path: capture and resolution timed separately, many times.
-  std::vector<double> capture_ns, resolve_ns, session_ns;
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void BM_SnapshotCapture(benchmark::State& state) {
+  Fixture& f = fixture();
+  if (!f.registered) return tunekit::bench::fail(state, "profile registration failed");
+  for (auto _ : state) benchmark::DoNotOptimize(f.registry.snapshot());
+}
+BENCHMARK(BM_SnapshotCapture)->Unit(benchmark::kNanosecond);
+
+void BM_Resolution(benchmark::State& state) {
+  Fixture& f = fixture();
+  if (!f.registered) return tunekit::bench::fail(state, "profile registration failed");
+  auto snapshot = f.registry.snapshot();
   std::string winner;
-  for (long i = 0; i < iterations; ++i) {
-    const auto t0 = Clock::now();
-    auto snapshot = registry.snapshot();
-    const auto t1 = Clock::now();
-    Resolution r = snapshot->resolve(kKey, here);
-    const auto t2 = Clock::now();
-    capture_ns.push_back(ns(t1 - t0));
-    resolve_ns.push_back(ns(t2 - t1));
-    if (i == 0) winner = r.profile_name.empty() ? "(portable defaults)" : r.profile_name;
+  const auto t0 = Clock::now();
+  for (auto _ : state) {
+    Resolution r = snapshot->resolve(kKey, f.here);
+    if (winner.empty()) winner = r.profile_name.empty() ? "(portable defaults)" : r.profile_name;
+    benchmark::DoNotOptimize(r);
   }
-  for (long i = 0; i < std::min<long>(iterations, 2000); ++i) {
-    const auto t0 = Clock::now();
-    ScaleTuning config = TuningSession::Create(options).configure(binding(), kKey);
-    session_ns.push_back(ns(Clock::now() - t0));
-    if (config.block <= 0) return 3;
-  }
+  const double resolution_ns = ns(Clock::now() - t0) / static_cast<double>(state.iterations());
+  state.counters["profiles"] = static_cast<double>(snapshot->profiles(kKey).size());
+  state.SetLabel("winner " + winner + (resolution_ns <= 5000.0 ? ", target <= 5000 ns: met" : ", target <= 5000 ns: MISSED"));
+}
+BENCHMARK(BM_Resolution)->Unit(benchmark::kNanosecond);
 
-  // Steady path: one kernel, configured at its first run, against the same
-  // function called directly with the same block size. Like with like: both
-  // sides read the same input and write the same output (separate output
-  // buffers sit at other offsets from the input, and 4 KiB aliasing between
-  // loads and stores then costs one side and not the other on some cores),
-  // and they alternate which goes first so that neither always runs on the
-  // caches the other left behind.
+void BM_SessionConfigure(benchmark::State& state) {
+  Fixture& f = fixture();
+  if (!f.registered) return tunekit::bench::fail(state, "profile registration failed");
+  const TuningSessionOptions options = f.options();
+  for (auto _ : state) {
+    ScaleTuning config = TuningSession::Create(options).configure(binding(), kKey);
+    if (config.block <= 0) return tunekit::bench::fail(state, "configure gave a block <= 0");
+    benchmark::DoNotOptimize(config);
+  }
+}
+BENCHMARK(BM_SessionConfigure)->Unit(benchmark::kNanosecond);
+
+// One kernel, configured at its first run, against the same function called
+// directly with the same block size. Like with like: both sides read the same
+// input and write the same output (separate output buffers sit at other
+// offsets from the input, and 4 KiB aliasing between loads and stores then
+// costs one side and not the other on some cores), and they alternate which
+// goes first so that neither always runs on the caches the other left behind.
+void BM_SteadyRun(benchmark::State& state) {
+  Fixture& f = fixture();
+  if (!f.registered) return tunekit::bench::fail(state, "profile registration failed");
+  const char* reconfigure = std::getenv("TUNEKIT_BENCH_RECONFIGURE_EVERY_RUN");
   std::vector<float> x(1 << 14), y(x.size(), std::nanf(""));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 2654435761u % 2001) - 1000) / 7.0f;
-  ScaleKernel kernel(TuningSession::Create(options));
+  ScaleKernel kernel(TuningSession::Create(f.options()), reconfigure && std::strcmp(reconfigure, "1") == 0);
   kernel.run(x, y);
-  if (!same_result(x, y, "tuned kernel")) return 1;
-  const AccessCounts after_first = registry.access_counts();
+  if (!same_result(x, y, "tuned kernel")) return tunekit::bench::fail(state, "the tuned kernel's first run is wrong");
+  const AccessCounts after_first = f.registry.access_counts();
   const std::int64_t block = kernel.block();
-  std::vector<double> steady_ns, plain_ns;
-  steady_ns.reserve(static_cast<std::size_t>(iterations));
-  plain_ns.reserve(static_cast<std::size_t>(iterations));
-  for (long i = 0; i < iterations; ++i) {
+  double tuned_ns = 0.0;
+  double plain_ns = 0.0;
+  bool tuned_first = true;
+  for (auto _ : state) {
     for (int side = 0; side < 2; ++side) {
-      const bool tuned = (side == 0) == (i % 2 == 0);
+      const bool tuned = (side == 0) == tuned_first;
       const auto t0 = Clock::now();
       if (tuned) {
         kernel.run(x, y);
@@ -181,36 +208,37 @@ int main(int argc, char** argv) {
         scale_blocked(x, y, block);  // the same work, no tuning in the call path
       }
       const auto t1 = Clock::now();
-      (tuned ? steady_ns : plain_ns).push_back(ns(t1 - t0));
+      if (tuned) {
+        tuned_ns += ns(t1 - t0);
+        state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+      } else {
+        plain_ns += ns(t1 - t0);
+      }
     }
+    tuned_first = !tuned_first;
   }
-  const AccessCounts after_steady = registry.access_counts();
+  const AccessCounts after_steady = f.registry.access_counts();
   std::fill(y.begin(), y.end(), std::nanf(""));
   kernel.run(x, y);
-  if (!same_result(x, y, "tuned kernel")) return 1;
+  if (!same_result(x, y, "tuned kernel")) return tunekit::bench::fail(state, "the tuned kernel's result is wrong");
   std::fill(y.begin(), y.end(), std::nanf(""));
   scale_blocked(x, y, block);
-  if (!same_result(x, y, "plain loop")) return 1;
+  if (!same_result(x, y, "plain loop")) return tunekit::bench::fail(state, "the plain loop's result is wrong");
 
-  const double resolution_median = measure::median(resolve_ns);
-  std::printf("bench_kernel_tuning: %ld iterations, 1 key with %zu registered profiles, winner %s\n", iterations,
-              registry.snapshot()->profiles(kKey).size(), winner.c_str());
-  std::printf("cold snapshot capture median:   %10.1f ns\n", measure::median(capture_ns));
-  std::printf("cold resolution median:         %10.1f ns   (target <= 5000 ns: %s)\n", resolution_median,
-              resolution_median <= 5000.0 ? "met" : "MISSED");
-  std::printf("session create+configure median:%10.1f ns\n", measure::median(session_ns));
-  std::printf("steady run median:              %10.1f ns   (%zu floats, block %lld)\n", measure::median(steady_ns),
-              x.size(), static_cast<long long>(kernel.block()));
-  const double ratio = measure::median(steady_ns) / measure::median(plain_ns);
-  std::printf("same loop called directly median:%10.1f ns   ratio tuned/plain %.3f   (target <= 1.02: %s)\n",
-              measure::median(plain_ns), ratio, ratio <= 1.02 ? "met" : "MISSED");
   const std::uint64_t touched = (after_steady.snapshots - after_first.snapshots) +
                                 (after_steady.snapshot_lookups - after_first.snapshot_lookups) +
                                 (after_steady.resolutions - after_first.resolutions);
-  std::printf("registry accesses during %ld steady runs: %llu\n", iterations, static_cast<unsigned long long>(touched));
-  if (touched != 0) {
-    std::fputs("FAIL: a steady-state run accessed the tuning registry\n", stderr);
-    return 1;
-  }
-  return 0;
+  const double ratio = tuned_ns / plain_ns;
+  state.counters["plain_ns"] = plain_ns / static_cast<double>(state.iterations());
+  state.counters["ratio"] = ratio;
+  state.counters["floats"] = static_cast<double>(x.size());
+  state.counters["block"] = static_cast<double>(block);
+  state.counters["registry_accesses"] = static_cast<double>(touched);
+  state.SetLabel(ratio <= 1.02 ? "target <= 1.02: met" : "target <= 1.02: MISSED");
+  if (touched != 0) tunekit::bench::fail(state, "FAIL: a steady-state run accessed the tuning registry");
 }
+BENCHMARK(BM_SteadyRun)->UseManualTime()->Unit(benchmark::kNanosecond);
+
+}  // namespace
+
+int main(int argc, char** argv) { return tunekit::bench::run_benchmarks(argc, argv); }
