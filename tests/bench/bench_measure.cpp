@@ -1,11 +1,13 @@
 // bench_measure: the overhead of one timed sample on the CPU timer, against
 // the reference of two bare steady_clock reads timed in the same iterations
 // (counter ratio = timed sample / reference), and the per-execution time of
-// a batched sample of a trivial action.
+// a batched sample of a trivial action. Exits non-zero when the timer or the
+// sampler fails.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 
+#include "bench_failure.hpp"
 #include "tunekit/measure/batched_sampler.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 
@@ -21,9 +23,9 @@ double ns(Clock::duration d) { return std::chrono::duration<double, std::nano>(d
 void BM_TimedSample(benchmark::State& state) {
   platform::CpuDevice device;
   auto stream = device.create_stream();
-  if (!stream.ok()) return state.SkipWithError("create_stream failed");
+  if (!stream.ok()) return tunekit::bench::fail(state, "create_stream failed");
   auto timer = device.create_timer(**stream);
-  if (!timer.ok()) return state.SkipWithError("create_timer failed");
+  if (!timer.ok()) return tunekit::bench::fail(state, "create_timer failed");
   double timed_ns = 0.0;
   double reference_ns = 0.0;
   for (auto _ : state) {
@@ -33,7 +35,7 @@ void BM_TimedSample(benchmark::State& state) {
     (void)(*stream)->synchronize();
     auto elapsed = (*timer)->elapsed_ms();
     const auto t1 = Clock::now();
-    if (!elapsed.ok()) return state.SkipWithError("elapsed_ms failed");
+    if (!elapsed.ok()) return tunekit::bench::fail(state, "elapsed_ms failed");
     const auto t2 = Clock::now();
     const auto t3 = Clock::now();
     timed_ns += ns(t1 - t0);
@@ -69,11 +71,11 @@ void BM_BatchedSample(benchmark::State& state) {
         return Error::ok();
       },
       {}, options);
-  if (sampler.calibrate().is_bad()) return state.SkipWithError("calibrate failed");
+  if (sampler.calibrate().is_bad()) return tunekit::bench::fail(state, "calibrate failed");
   double per_execution_ns = 0.0;
   for (auto _ : state) {
     auto sample = sampler.sample();
-    if (!sample.ok()) return state.SkipWithError("sample failed");
+    if (!sample.ok()) return tunekit::bench::fail(state, "sample failed");
     per_execution_ns += *sample * 1e6;
   }
   state.counters["ns_per_execution"] = per_execution_ns / static_cast<double>(state.iterations());
@@ -84,4 +86,4 @@ BENCHMARK(BM_BatchedSample)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return tunekit::bench::run_benchmarks(argc, argv); }
