@@ -25,14 +25,9 @@ Result<std::optional<std::vector<fs::path>>> input_files(const fs::path& input) 
   std::error_code ec;
   const fs::file_status status = fs::status(input, ec);
   if (fs::is_directory(status)) {
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
-      std::error_code type_ec;
-      if (it->path().extension() == ".toml" && it->is_regular_file(type_ec)) files.push_back(it->path());
-    }
-    if (ec) return Error(ErrorCode::IO_ERROR, fmt::format("{}: cannot list the folder: {}", input.string(), ec.message()));
-    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
-    return std::optional<std::vector<fs::path>>(std::move(files));
+    Result<std::vector<fs::path>> files = tuning::ListProfileFiles(input);
+    if (!files.ok()) return files.error();
+    return std::optional<std::vector<fs::path>>(std::move(*files));
   }
   if (fs::exists(status) || input.extension() == ".toml") {
     return std::optional<std::vector<fs::path>>(std::vector<fs::path>{input});  // the reader names a missing file

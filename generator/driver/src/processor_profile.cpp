@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cctype>
 #include <optional>
-#include <system_error>
 
 #include "tunekit/tuning/cpu_selector.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
@@ -24,16 +22,6 @@ std::string lowercase_word(std::string_view text) {
 
 std::string number_or_x(const std::optional<std::uint32_t>& value) {
   return value ? std::to_string(*value) : "x";
-}
-
-std::vector<std::filesystem::path> profile_files(const std::filesystem::path& folder) {
-  std::vector<std::filesystem::path> files;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-    if (entry.path().extension() == ".toml" && entry.is_regular_file(error)) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 }  // namespace
@@ -93,7 +81,10 @@ CoverageReport find_coverage(std::span<const std::filesystem::path> folders,
   };
   std::vector<Loaded> loaded;
   for (const std::filesystem::path& folder : folders) {
-    for (const std::filesystem::path& file : profile_files(folder)) {
+    // A folder that does not exist (or cannot be listed) covers nothing.
+    Result<std::vector<std::filesystem::path>> files = tuning::ListProfileFiles(folder);
+    if (!files.ok()) continue;
+    for (const std::filesystem::path& file : *files) {
       Result<std::vector<tuning::KernelTuningProfile>> read = tuning::ReadDeploymentProfiles(file);
       if (!read.ok()) {
         report.unreadable.push_back(read.error().message());

@@ -178,4 +178,18 @@ Result<std::vector<KernelTuningProfile>> ReadDeploymentProfiles(const std::files
   return parse_deployment_profiles(*text, path.string());
 }
 
+Result<std::vector<std::filesystem::path>> ListProfileFiles(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->path().extension() == ".toml" && it->is_regular_file(type_ec)) files.push_back(it->path());
+  }
+  if (ec) {
+    return Error(ErrorCode::IO_ERROR, fmt::format("{}: cannot list the folder: {}", folder.string(), ec.message()));
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.filename() < b.filename(); });
+  return files;
+}
+
 }  // namespace tunekit::tuning

@@ -39,17 +39,12 @@ std::optional<std::vector<fs::path>> profile_files(const fs::path& folder, Insta
     report.skipped.push_back({folder, "not a folder"});
     return std::nullopt;
   }
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (it->path().extension() == ".toml" && it->is_regular_file(type_ec)) files.push_back(it->path());
-  }
-  if (ec) {
-    report.skipped.push_back({folder, "cannot list the folder: " + ec.message()});
+  Result<std::vector<fs::path>> files = ListProfileFiles(folder);
+  if (!files.ok()) {
+    report.skipped.push_back({folder, files.error().message()});
     return std::nullopt;
   }
-  std::sort(files.begin(), files.end());
-  return files;
+  return std::move(*files);
 }
 
 void load_file(const fs::path& file, KernelTuningRegistry& registry, InstalledProfilesReport& report) {

@@ -51,6 +51,12 @@ Result<std::vector<KernelTuningProfile>> parse_deployment_profiles(std::string_v
 Error WriteDeploymentProfiles(const std::filesystem::path& path, std::span<const KernelTuningProfile> profiles);
 Result<std::vector<KernelTuningProfile>> ReadDeploymentProfiles(const std::filesystem::path& path);
 
+// The profile files of a folder (profiles/<library>/): its *.toml regular
+// files, not recursive, sorted by file name. IO_ERROR "<folder>: cannot list
+// the folder: <reason>" when it cannot be listed (also when it does not exist:
+// callers that allow a missing folder check first).
+Result<std::vector<std::filesystem::path>> ListProfileFiles(const std::filesystem::path& folder);
+
 // Registers every profile in one generation of `registry`, or none: each
 // selector must pass validate_deployment_selector, then
 // KernelTuningRegistry::try_register_profiles checks schemas, names and
