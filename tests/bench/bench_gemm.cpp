@@ -5,7 +5,8 @@
 // libraries the same way (best of repeated batches) and reports GFLOP/s of
 // each and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
 // mean of the ratios is printed at the end. --tk_min_time=<s> sets the
-// length of one timed batch (default 0.2 s). Other benchmark flags are
+// length of one timed batch (default 0.2 s); --tk_path=packed|streamed
+// forces tunekit's path (default: the one its configuration chooses). Other benchmark flags are
 // Google Benchmark's (--benchmark_filter=square_256).
 #include <benchmark/benchmark.h>
 // OpenBLAS's cblas.h first: blis.h carries a cblas.h of its own behind the
@@ -36,6 +37,7 @@ namespace {
 using tunekit::cpu::Transpose;
 
 double g_batch_seconds = 0.2;
+tunekit::cpu::GemmPath g_path = tunekit::cpu::GemmPath::AUTO;
 std::map<std::string, double> g_ratios;  // benchmark name -> ratio
 
 struct GemmShape {
@@ -77,7 +79,7 @@ template <typename T>
 void run_tunekit(const GemmShape& s, Operands<T>& x, int threads) {
   tunekit::Error e = tunekit::cpu::GemmKernel().run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n,
                                                     s.k, T(1), x.a.data(), x.lda, x.b.data(), x.ldb, T(0),
-                                                    x.c.data(), x.ldc, tunekit::cpu::GemmPath::AUTO, threads);
+                                                    x.c.data(), x.ldc, g_path, threads);
   if (e.is_bad()) std::fprintf(stderr, "tunekit Gemm: %s\n", e.message().c_str());
 }
 
@@ -164,6 +166,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--tk_min_time=", 14) == 0) {
       g_batch_seconds = std::atof(argv[i] + 14);
+    } else if (std::strcmp(argv[i], "--tk_path=packed") == 0) {
+      g_path = tunekit::cpu::GemmPath::PACKED;
+    } else if (std::strcmp(argv[i], "--tk_path=streamed") == 0) {
+      g_path = tunekit::cpu::GemmPath::STREAMED_B;
     } else {
       args.push_back(argv[i]);
     }

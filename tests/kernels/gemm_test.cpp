@@ -277,12 +277,32 @@ TEST(GemmKernel, TileConfigurationsAcrossTheSpecBoundsMatch) {
   }
 }
 
+TEST(GemmKernel, StreamedDepthBlocksAcrossTheSpecBoundsMatch) {
+  // 1 row per block, one that divides no K here, the default and the maximum;
+  // beta != 1 checks that only the first block of each tile applies beta.
+  for (std::int64_t depth : {1, 7, 32, 4096}) {
+    Options o;
+    o.path = GemmPath::STREAMED_B;
+    o.config.algorithm_streamed_tile_k = depth;
+    for (int threads : {1, 2}) {
+      o.threads = threads;
+      o.config.parallel_fmas_per_work_unit = 1000;
+      for (Transpose tb : kTransposes) {
+        o.tb = tb;
+        EXPECT_TRUE(matches_reference<float>({13, 97, 101}, o)) << depth;
+        EXPECT_TRUE(matches_reference<double>({5, 70, 250}, o)) << depth;
+      }
+    }
+  }
+}
+
 TEST(GemmTuningSpec, DefaultsAndMultipleOfRulesComeFromTheSpec) {
   const GemmPackedTuning defaults;
   EXPECT_EQ(defaults.algorithm_tile_m, 144);
   EXPECT_EQ(defaults.algorithm_tile_n, 3072);
   EXPECT_EQ(defaults.algorithm_tile_k, 256);
   EXPECT_EQ(defaults.algorithm_skinny_m_limit, 16);
+  EXPECT_EQ(defaults.algorithm_streamed_tile_k, 32);
   EXPECT_EQ(gemm_key(DataType::FLOAT),
             (tuning::KernelTuningKey{"tunekit_cpu", "Gemm", "packed", DataType::FLOAT, platform::DeviceKind::CPU, 1}));
   GemmPackedTuning config;
@@ -304,7 +324,7 @@ TEST(GemmTuningSpec, DefaultsAndMultipleOfRulesComeFromTheSpec) {
   }
 }
 
-TEST(GemmRegistration, RegistersTheGemmCalibrationForFloatAndDouble) {
+TEST(GemmRegistration, RegistersTheGemmCalibrationForEveryGemmType) {
   tuning::KernelTuningRegistry registry;
   tuning::KernelCalibrationRegistry functions;
   register_tunekit_cpu(registry, functions);
@@ -312,7 +332,8 @@ TEST(GemmRegistration, RegistersTheGemmCalibrationForFloatAndDouble) {
   for (const auto& entry : functions.entries()) {
     if (entry.key.kernel == "Gemm") gemm_keys.push_back(entry.key);
   }
-  EXPECT_EQ(gemm_keys, (std::vector<tuning::KernelTuningKey>{gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE)}));
+  EXPECT_EQ(gemm_keys, (std::vector<tuning::KernelTuningKey>{gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE),
+                                                             gemm_key(DataType::FLOAT16), gemm_key(DataType::BFLOAT16)}));
   EXPECT_NE(registry.snapshot()->schema(gemm_key(DataType::DOUBLE)), nullptr);
 }
 

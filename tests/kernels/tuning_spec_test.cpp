@@ -44,8 +44,9 @@ TEST(TunekitCpuSpec, KeysAreTheSupportedOperationsAndTypes) {
       if (supports(op, type)) supported.push_back(binary_key(op, type));
     }
   }
-  supported.push_back(gemm_key(DataType::FLOAT));
-  supported.push_back(gemm_key(DataType::DOUBLE));
+  for (DataType type : {DataType::FLOAT, DataType::DOUBLE, DataType::FLOAT16, DataType::BFLOAT16}) {
+    supported.push_back(gemm_key(type));
+  }
   std::vector<tuning::KernelTuningKey> keys = tunekit_cpu_tuning_keys();
   std::sort(keys.begin(), keys.end());
   std::sort(supported.begin(), supported.end());
@@ -75,9 +76,10 @@ TEST(TunekitCpuSpec, SpecReadAtRunTimeEqualsTheGeneratedSchemas) {
   ASSERT_EQ(spec->keys(), tunekit_cpu_tuning_keys());
   for (const tuning::KernelTuningKey& key : spec->keys()) {
     const bool binary = parse_binary_op(key.kernel).has_value();
-    const tuning::KernelTuningSchema generated = key.kernel == "Gemm" ? gemm_packed_binding().schema(key)
-                                                 : binary             ? binary_elementwise_binding().schema(key)
-                                                                      : unary_elementwise_binding().schema(key);
+    const tuning::KernelTuningSchema generated = key.implementation == "widening" ? gemm_widening_binding().schema(key)
+                                                 : key.kernel == "Gemm"            ? gemm_packed_binding().schema(key)
+                                                 : binary                          ? binary_elementwise_binding().schema(key)
+                                                                                   : unary_elementwise_binding().schema(key);
     EXPECT_EQ(*spec->schema(key), generated) << key.to_string();
   }
 }

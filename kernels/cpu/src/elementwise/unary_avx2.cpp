@@ -206,5 +206,39 @@ void unary_avx2(UnaryOp op, DataType type, const void* in, void* out, std::int64
   }
 }
 
+void widen_halves_avx2(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
+  const bool brain = type == DataType::BFLOAT16;
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, brain ? widen_bfloat16(h) : widen_float16(h));
+  }
+  if (i < n) {  // the tail through a zero-filled vector
+    alignas(16) std::uint16_t h[8] = {};
+    alignas(32) float x[8];
+    for (std::int64_t j = i; j < n; ++j) h[j - i] = in[j];
+    const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(h));
+    _mm256_store_ps(x, brain ? widen_bfloat16(v) : widen_float16(v));
+    for (std::int64_t j = i; j < n; ++j) out[j] = x[j - i];
+  }
+}
+
+void narrow_halves_avx2(DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept {
+  const bool brain = type == DataType::BFLOAT16;
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), brain ? narrow_bfloat16(x) : narrow_float16(x));
+  }
+  if (i < n) {
+    alignas(32) float x[8] = {};
+    alignas(16) std::uint16_t h[8];
+    for (std::int64_t j = i; j < n; ++j) x[j - i] = in[j];
+    const __m256 v = _mm256_load_ps(x);
+    _mm_store_si128(reinterpret_cast<__m128i*>(h), brain ? narrow_bfloat16(v) : narrow_float16(v));
+    for (std::int64_t j = i; j < n; ++j) out[j] = h[j - i];
+  }
+}
+
 }  // namespace tunekit::cpu::detail
 #endif

@@ -203,5 +203,33 @@ void unary_avx512(UnaryOp op, DataType type, const void* in, void* out, std::int
   }
 }
 
+void widen_halves_avx512(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
+  const bool brain = type == DataType::BFLOAT16;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm512_storeu_ps(out + i, brain ? widen_bfloat16(h) : widen_float16(h));
+  }
+  if (i < n) {
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    const __m256i h = _mm256_maskz_loadu_epi16(m, in + i);
+    _mm512_mask_storeu_ps(out + i, m, brain ? widen_bfloat16(h) : widen_float16(h));
+  }
+}
+
+void narrow_halves_avx512(DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept {
+  const bool brain = type == DataType::BFLOAT16;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), brain ? narrow_bfloat16(x) : narrow_float16(x));
+  }
+  if (i < n) {
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    const __m512 x = _mm512_maskz_loadu_ps(m, in + i);
+    _mm256_mask_storeu_epi16(out + i, m, brain ? narrow_bfloat16(x) : narrow_float16(x));
+  }
+}
+
 }  // namespace tunekit::cpu::detail
 #endif

@@ -18,4 +18,14 @@ void unary_portable(UnaryOp op, core::DataType type, const void* in, void* out, 
 void unary_avx2(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 
+// FLOAT16 or BFLOAT16 (`type`, 16-bit patterns) to float, exactly, and float
+// to `type` with the unary kernels' rounding (nearest even, NaN stays NaN):
+// the conversions of the widening Gemm, one set per instruction-set path.
+void widen_halves_portable(core::DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept;
+void narrow_halves_portable(core::DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept;
+void widen_halves_avx2(core::DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept;
+void narrow_halves_avx2(core::DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept;
+void widen_halves_avx512(core::DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept;
+void narrow_halves_avx512(core::DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept;
+
 }  // namespace tunekit::cpu::detail

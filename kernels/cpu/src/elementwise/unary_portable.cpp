@@ -242,4 +242,20 @@ void unary_portable(UnaryOp op, DataType type, const void* in, void* out, std::i
   run<true>(op, type, in, out, n);
 }
 
+void widen_halves_portable(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
+  if (type == DataType::BFLOAT16) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = core::bfloat16_to_float(in[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = core::float16_to_float(in[i]);
+  }
+}
+
+void narrow_halves_portable(DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept {
+  if (type == DataType::BFLOAT16) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = core::float_to_bfloat16(in[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = core::float_to_float16(in[i]);
+  }
+}
+
 }  // namespace tunekit::cpu::detail

@@ -3,8 +3,9 @@
 // block (B micro-panel in L1, A block in L2, B panel in a share of L3), not
 // taken from a grid; each is timed on the shape families square, large K and
 // transposed A against the portable default, every output checked against
-// the serial portable path. Then the skinny-M limit: the streamed-B path
-// against the packed path for growing M on a wide N.
+// the serial portable path. Then the streamed-B path's depth block on a
+// skinny product whose B comes from memory, and the skinny-M limit: the
+// streamed-B path against the packed path for growing M on a wide N.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -232,22 +233,85 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
   context.reporter.select("algorithm.tile_k", best->k, why);
 }
 
+// The portable defaults with what the earlier steps of this calibration chose.
+GemmPackedTuning configured(CalibrationContext& context, const tuning::KernelTuningParameters& values) {
+  GemmPackedTuning config;
+  if (Error e = gemm_packed_binding().try_validate_and_apply(config, values); e.is_bad()) {
+    context.reporter.note("the values chosen so far are not applied: " + e.message());
+  }
+  return config;
+}
+
+// The widest N = K of {4096, 2048, 1024, ...} whose M-row product fits the
+// memory budget: B should come from memory, as a skinny product's does.
+std::int64_t wide_edge(const CalibrationContext& context, std::int64_t m, std::size_t element) {
+  std::int64_t wide = 4096;
+  while (wide > 64 && !context.budget.fits_memory(family_bytes({"", m, wide, wide, Transpose::NO}, element))) wide /= 2;
+  return wide;
+}
+
+// The depth of a streamed-B block: how many B rows the streamed path reads
+// side by side. The candidates are stream counts around what hardware
+// prefetchers track (8 to 128), timed on the skinny family (M = 8, B from
+// memory) against the portable default.
+template <typename T>
+void calibrate_streamed_depth(CalibrationContext& context, DataType type, int threads,
+                              tuning::KernelTuningParameters& values) {
+  const std::string parameter = "algorithm.streamed_tile_k";
+  const GemmPackedTuning defaults;
+  const std::int64_t m = 8;
+  const std::int64_t wide = wide_edge(context, m, sizeof(T));
+  auto x = make_operands<T>(context, {"skinny_m", m, wide, wide, Transpose::NO}, type);
+  if (!x.ok()) {
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
+                            "portable default kept: " + x.error().message());
+    return;
+  }
+  const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
+  const auto timed = [&](std::int64_t depth) {
+    GemmPackedTuning config = defaults;
+    config.algorithm_streamed_tile_k = depth;
+    return time_checked<T>(context, parameter, fmt::format("streamed_tile_k={} {}", depth, shape),
+                           GemmKernel(config), *x, GemmPath::STREAMED_B, threads);
+  };
+  const std::optional<double> portable = timed(defaults.algorithm_streamed_tile_k);
+  if (!portable) {
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: it failed");
+    return;
+  }
+  std::int64_t best = defaults.algorithm_streamed_tile_k;
+  double best_ms = *portable;
+  for (std::int64_t depth : {8, 12, 16, 24, 48, 64, 96, 128}) {
+    if (!context.budget.time_left()) {
+      context.reporter.note(fmt::format("time budget spent before streamed_tile_k={}", depth));
+      break;
+    }
+    const std::optional<double> ms = timed(depth);
+    if (ms && *ms < best_ms) {
+      best_ms = *ms;
+      best = depth;
+    }
+  }
+  if (best == defaults.algorithm_streamed_tile_k || best_ms > *portable * (1.0 - context.options.required_margin)) {
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
+                            fmt::format("portable default kept: no depth faster by {:.0f}% on {}",
+                                        100 * context.options.required_margin, shape));
+    return;
+  }
+  values.values[parameter] = best;
+  context.reporter.select(parameter, best,
+                          fmt::format("{:.3f} of the default's time on the streamed path at {}", best_ms / *portable,
+                                      shape));
+}
+
 // The largest M of a doubling sequence at which the streamed-B path is not
 // slower than the packed path (both with the chosen tiles), on N = K = wide.
 template <typename T>
 void calibrate_skinny_limit(CalibrationContext& context, DataType type, int threads,
                             tuning::KernelTuningParameters& values) {
-  GemmPackedTuning config;
-  const auto chosen = [&](const char* name, std::int64_t fallback) {
-    auto found = values.values.find(name);
-    return found == values.values.end() ? fallback : found->second.as_int().value_or(fallback);
-  };
-  config.algorithm_tile_m = chosen("algorithm.tile_m", config.algorithm_tile_m);
-  config.algorithm_tile_n = chosen("algorithm.tile_n", config.algorithm_tile_n);
-  config.algorithm_tile_k = chosen("algorithm.tile_k", config.algorithm_tile_k);
+  const GemmPackedTuning config = configured(context, values);
   const std::string parameter = "algorithm.skinny_m_limit";
-  std::int64_t wide = 1024;
-  while (wide > 64 && !context.budget.fits_memory(family_bytes({"", 64, wide, wide, Transpose::NO}, sizeof(T)))) wide /= 2;
+  const std::int64_t wide = std::min<std::int64_t>(wide_edge(context, 64, sizeof(T)), 2048);
   std::optional<std::int64_t> limit;
   for (std::int64_t m = 4; m <= 64; m *= 2) {
     if (!context.budget.time_left()) {
@@ -282,16 +346,75 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
                                       *limit, wide));
 }
 
+// The parallel crossover: the team against one thread on cubes of growing
+// edge (all with the configuration chosen so far). The product runs in
+// parallel from the geometric middle between the last cube where one thread
+// was faster and the first where the team was faster by the margin (and
+// stayed so at the next edge); fmas_per_work_unit is that many multiply-adds
+// over minimum_tasks.
+template <typename T>
+void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
+                        tuning::KernelTuningParameters& values) {
+  const std::string parameter = "parallel.fmas_per_work_unit";
+  const GemmPackedTuning config = configured(context, values);
+  if (threads < 2) {
+    context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
+                            "portable default kept: one thread in this execution");
+    return;
+  }
+  GemmPackedTuning always_parallel = config;
+  always_parallel.parallel_fmas_per_work_unit = 1;
+  always_parallel.parallel_minimum_tasks = 1;
+  const std::int64_t minimum_tasks = std::max<std::int64_t>(config.parallel_minimum_tasks, 1);
+  double serial_until = 0;   // multiply-adds of the last cube one thread won (0: none)
+  double parallel_from = 0;  // of the first cube of the team's current winning run
+  int team_wins = 0;
+  for (std::int64_t edge : {16, 24, 32, 48, 64, 96, 128, 192, 256, 384}) {
+    if (!context.budget.time_left()) {
+      context.reporter.note(fmt::format("time budget spent before the parallel cube {}", edge));
+      break;
+    }
+    auto x = make_operands<T>(context, {"cube", edge, edge, edge, Transpose::NO}, type);
+    if (!x.ok()) break;
+    const std::string shape = fmt::format("{}x{}x{}", edge, edge, edge);
+    const std::optional<double> one =
+        time_checked<T>(context, parameter, "1 thread " + shape, GemmKernel(config), *x, GemmPath::AUTO, 1);
+    const std::optional<double> team = time_checked<T>(context, parameter, fmt::format("{} threads {}", threads, shape),
+                                                       GemmKernel(always_parallel), *x, GemmPath::AUTO, threads);
+    if (!one || !team) break;
+    const double fmas = static_cast<double>(edge * edge * edge);
+    if (*team < *one * (1.0 - context.options.required_margin)) {
+      if (team_wins++ == 0) parallel_from = fmas;
+      if (team_wins == 2) break;
+    } else {
+      team_wins = 0;
+      serial_until = fmas;
+    }
+  }
+  if (team_wins < 2) {
+    context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
+                            "portable default kept: the team never won twice in a row");
+    return;
+  }
+  const double crossover = serial_until > 0 ? std::sqrt(serial_until * parallel_from) : parallel_from;
+  const auto per_unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover) / minimum_tasks);
+  values.values[parameter] = per_unit;
+  context.reporter.select(parameter, per_unit,
+                          fmt::format("{} threads faster by {:.0f}% from about {:.0f} multiply-adds ({} work units)",
+                                      threads, 100 * context.options.required_margin, crossover, minimum_tasks));
+  context.reporter.select("parallel.minimum_tasks", config.parallel_minimum_tasks,
+                          "portable default kept: fmas_per_work_unit carries the crossover");
+}
+
 template <typename T>
 void calibrate(CalibrationContext& context, DataType type, tuning::KernelTuningParameters& values) {
   const auto threads = static_cast<int>(std::max<std::uint32_t>(context.budget.threads(), 1));
   context.reporter.note(fmt::format("instruction set {}, register block {}x{}", to_string(active_isa()),
                                     gemm_register_block(type).mr, gemm_register_block(type).nr));
   calibrate_tiles<T>(context, type, threads, values);
+  calibrate_streamed_depth<T>(context, type, threads, values);
   calibrate_skinny_limit<T>(context, type, threads, values);
-  const GemmPackedTuning defaults;
-  context.reporter.select("parallel.fmas_per_work_unit", defaults.parallel_fmas_per_work_unit,
-                          "portable default kept: not calibrated");
+  calibrate_parallel<T>(context, type, threads, values);
 }
 
 }  // namespace
@@ -302,6 +425,8 @@ tuning::KernelTuningParameters calibrate_gemm(const tuning::KernelTuningKey& key
     calibrate<float>(context, key.element_type, values);
   } else if (key.element_type == DataType::DOUBLE) {
     calibrate<double>(context, key.element_type, values);
+  } else if (key.element_type == DataType::FLOAT16 || key.element_type == DataType::BFLOAT16) {
+    return calibrate_gemm_widening(key, context);
   } else {
     context.reporter.mark_unsupported(fmt::format("Gemm is not implemented for {}", core::to_string(key.element_type)));
   }

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "gemm_arguments.hpp"
 #include "gemm_microkernel.hpp"
+#include "gemm_workspace.hpp"
 #include "tunekit/cpu/isa.hpp"
 
 namespace tunekit::cpu {
@@ -23,31 +25,8 @@ namespace gd = gemm_detail;
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) noexcept { return ceil_div(a, b) * b; }
 
-// A grow-only, 64-byte aligned buffer of the thread that runs the Gemm call;
-// the parallel team gets its parts, so nothing allocates inside the team.
-class Workspace {
- public:
-  Workspace() = default;
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  ~Workspace() { std::free(data_); }
-  void* get(std::size_t bytes) noexcept {
-    if (bytes > capacity_) {
-      std::free(data_);
-      capacity_ = static_cast<std::size_t>(round_up(static_cast<std::int64_t>(bytes), 4096));
-      data_ = std::aligned_alloc(64, capacity_);
-      if (!data_) capacity_ = 0;
-    }
-    return data_;
-  }
-
- private:
-  void* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
-
-thread_local Workspace t_pack_a;
-thread_local Workspace t_pack_b;
+thread_local gd::Workspace t_pack_a;
+thread_local gd::Workspace t_pack_b;
 
 template <typename T>
 struct MicroKernel {
@@ -86,10 +65,6 @@ struct Problem {
   std::int64_t ldc;
 };
 
-Error out_of_memory(std::size_t bytes) {
-  return {ErrorCode::EXECUTION_FAILED, fmt::format("Gemm: cannot allocate {} bytes of packing buffer", bytes)};
-}
-
 // Rows [ic, ic + mc) x depth [pc, pc + kc) of op(A) as MR-row micro-panels
 // ([kc][mr] each), rows past mc zero.
 template <typename T>
@@ -121,8 +96,7 @@ void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::in
                   std::int64_t nr, T* dst) noexcept {
   if (p.tb == Transpose::NO) {
     for (std::int64_t q = 0; q < kc; ++q) {
-      const T* src = p.b + (pc + q) * p.ldb + j0;
-      for (std::int64_t j = 0; j < cols; ++j) dst[q * nr + j] = src[j];
+      std::memcpy(dst + q * nr, p.b + (pc + q) * p.ldb + j0, static_cast<std::size_t>(cols) * sizeof(T));
       for (std::int64_t j = cols; j < nr; ++j) dst[q * nr + j] = T(0);
     }
   } else {
@@ -133,6 +107,34 @@ void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::in
     for (std::int64_t q = 0; q < kc; ++q) {
       for (std::int64_t j = cols; j < nr; ++j) dst[q * nr + j] = T(0);
     }
+  }
+}
+
+// Micro-panels [q_begin, q_end) of the tile_n block starting at column jc
+// (nc columns) for depth [pc, pc + kc). A B that is not transposed is read
+// row by row, each row's whole range at once: long contiguous reads that the
+// hardware prefetchers follow, where one micro-panel at a time would touch a
+// new page for every NR elements.
+template <typename T>
+void pack_b_panels(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc,
+                   std::int64_t q_begin, std::int64_t q_end, std::int64_t nr, T* panels) noexcept {
+  if (q_begin >= q_end) return;
+  if (p.tb == Transpose::YES) {
+    for (std::int64_t q = q_begin; q < q_end; ++q) {
+      pack_b_panel(p, pc, kc, jc + q * nr, std::min(nr, nc - q * nr), nr, panels + q * kc * nr);
+    }
+    return;
+  }
+  const std::int64_t full_end = std::min(q_end, nc / nr);  // panels with nr real columns
+  for (std::int64_t r = 0; r < kc; ++r) {
+    const T* src = p.b + (pc + r) * p.ldb + jc;
+    for (std::int64_t q = q_begin; q < full_end; ++q) {
+      std::memcpy(panels + q * kc * nr + r * nr, src + q * nr, static_cast<std::size_t>(nr) * sizeof(T));
+    }
+  }
+  if (full_end < q_end) {
+    const std::int64_t q = full_end;
+    pack_b_panel(p, pc, kc, jc + q * nr, nc - q * nr, nr, panels + q * kc * nr);
   }
 }
 
@@ -180,9 +182,9 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
   const std::size_t a_bytes = static_cast<std::size_t>(a_elements * threads) * sizeof(T);
   const std::size_t b_bytes = static_cast<std::size_t>(nc_max * kc_max) * sizeof(T);
   T* a_buffer = static_cast<T*>(t_pack_a.get(a_bytes));
-  if (!a_buffer) return out_of_memory(a_bytes);
+  if (!a_buffer) return gd::out_of_memory(a_bytes);
   T* b_buffer = static_cast<T*>(t_pack_b.get(b_bytes));
-  if (!b_buffer) return out_of_memory(b_bytes);
+  if (!b_buffer) return gd::out_of_memory(b_bytes);
   const std::int64_t ic_blocks = ceil_div(p.m, mc_max);
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -199,10 +201,11 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
       for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
         const std::int64_t kc = std::min(kc_max, p.k - pc);
         const T beta = pc == 0 ? p.beta : T(1);
-#pragma omp for schedule(static)
-        for (std::int64_t q = 0; q < panels; ++q) {
-          pack_b_panel(p, pc, kc, jc + q * u.nr, std::min(u.nr, nc - q * u.nr), u.nr, b_buffer + q * kc * u.nr);
-        }
+        // Each thread packs the micro-panels its tasks use most (the same
+        // static split), then all wait for the whole block.
+        pack_b_panels(p, pc, kc, jc, nc, panels * omp_get_thread_num() / team,
+                      panels * (omp_get_thread_num() + 1) / team, u.nr, b_buffer);
+#pragma omp barrier
         std::int64_t packed_ic = -1;
 #pragma omp for schedule(static)
         for (std::int64_t t = 0; t < tasks; ++t) {
@@ -231,21 +234,23 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
 }
 
 // Each thread owns a fixed range of B micro-panels (columns of C) and walks
-// K in tile_k blocks, all its panels per block: a block's B rows (tile_k rows
-// of ldb elements) stay within a few hundred pages while every panel reads
-// its part of them, instead of one panel striding over all K rows.
+// K in blocks of streamed_tile_k rows, all its panels per block: the
+// panels read each of those B rows left to right, so every row is one
+// sequential stream that the hardware prefetchers follow, as long as there
+// are few enough of them (a few dozen; one panel striding down all K rows
+// would touch a new page at every step).
 template <typename T>
 Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int threads) {
   const MicroKernel<T> u = micro_kernel<T>();
-  const std::int64_t kc_max = std::min(std::max<std::int64_t>(config.algorithm_tile_k, 1), p.k);
+  const std::int64_t kc_max = std::min(std::max<std::int64_t>(config.algorithm_streamed_tile_k, 1), p.k);
   const std::int64_t a_elements = round_up(p.m, u.mr) * p.k;
   const std::int64_t panel_elements = kc_max * u.nr;
   const std::size_t a_bytes = static_cast<std::size_t>(a_elements) * sizeof(T);
   const std::size_t b_bytes = static_cast<std::size_t>(panel_elements * threads) * sizeof(T);
   T* a_buffer = static_cast<T*>(t_pack_a.get(a_bytes));
-  if (!a_buffer) return out_of_memory(a_bytes);
+  if (!a_buffer) return gd::out_of_memory(a_bytes);
   T* b_buffer = static_cast<T*>(t_pack_b.get(b_bytes));
-  if (!b_buffer) return out_of_memory(b_bytes);
+  if (!b_buffer) return gd::out_of_memory(b_bytes);
   pack_a(p, 0, p.m, 0, p.k, u.mr, a_buffer);
   const std::int64_t panels = ceil_div(p.n, u.nr);
 
@@ -297,7 +302,10 @@ Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int
 
 }  // namespace
 
-tuning::KernelTuningKey gemm_key(DataType type) { return gemm_packed_key(type); }
+tuning::KernelTuningKey gemm_key(DataType type) {
+  if (type == DataType::FLOAT16 || type == DataType::BFLOAT16) return gemm_widening_key(type);
+  return gemm_packed_key(type);
+}
 
 GemmRegisterBlock gemm_register_block(DataType type) noexcept {
   if (type == DataType::FLOAT) {

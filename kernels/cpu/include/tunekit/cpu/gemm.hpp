@@ -8,13 +8,22 @@
 // tile_k blocks, register-blocked micro-kernels of the active instruction
 // set) and the streamed-B path for few rows of C (M <= skinny_m_limit) or a
 // small B (K * N < pack_b_minimum_elements, B not transposed): A is packed
-// whole and every B element is read once, in place. Both run in parallel over
+// whole and every B element is read once, in place, streamed_tile_k rows of
+// B side by side. Both run in parallel over
 // blocks of C with OpenMP when the product has at least parallel.minimum_tasks
 // work units of parallel.fmas_per_work_unit multiply-adds. The parameters are
 // declared in kernels/cpu/tuning.toml (GemmPackedTuning).
 //
-// The packing buffers are per thread and grow only: a run allocates only the
-// first time a thread needs a larger buffer.
+// FLOAT16 and BFLOAT16 (16-bit patterns) go through widening: op(A), op(B)
+// and, when beta != 0, C are converted to float exactly, the FLOAT packed
+// Gemm of the kernel's configuration computes the product in float, and C is
+// rounded once to the element type (nearest even). The conversions run in
+// parallel from conversion.parallel_minimum_elements elements of a matrix
+// (GemmWideningTuning, its own key per element type: implementation
+// "widening"); they need float copies of the three matrices.
+//
+// The packing and widening buffers are per thread and grow only: a run
+// allocates only the first time a thread needs a larger buffer.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +36,9 @@ namespace tunekit::cpu {
 enum class Transpose { NO, YES };
 enum class GemmPath { AUTO, PACKED, STREAMED_B };
 
-// The tuning key of Gemm for an element type (implementation "packed").
+// The tuning key of Gemm for an element type: implementation "packed" for
+// FLOAT and DOUBLE, "widening" for FLOAT16 and BFLOAT16 (whose product then
+// runs with the FLOAT key's GemmPackedTuning).
 tuning::KernelTuningKey gemm_key(DataType type);
 
 // The micro-kernel tile (MR rows x NR columns of C) of the active
@@ -41,7 +52,8 @@ class GemmKernel {
  public:
   // Tile sizes are rounded up to the active micro-kernel's register block
   // (the spec's multiple_of rules already make them multiples of every path's).
-  explicit GemmKernel(GemmPackedTuning config = {}) noexcept : config_(config) {}
+  explicit GemmKernel(GemmPackedTuning config = {}, GemmWideningTuning widening = {}) noexcept
+      : config_(config), widening_(widening) {}
 
   // `threads` caps the parallel team (0: omp_get_max_threads()). INVALID_VALUE
   // names the argument when a dimension is negative or a leading dimension is
@@ -52,19 +64,31 @@ class GemmKernel {
   Error run(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
             const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c,
             std::int64_t ldc, GemmPath path = GemmPath::AUTO, int threads = 0) const;
+  // FLOAT16 or BFLOAT16 (`type`; INVALID_VALUE for any other) through widening.
+  Error run(DataType type, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+            float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b, std::int64_t ldb,
+            float beta, std::uint16_t* c, std::int64_t ldc, GemmPath path = GemmPath::AUTO, int threads = 0) const;
+
+  // The team that widens or narrows a matrix of `elements` with at most
+  // `maximum` threads (1: serial).
+  int conversion_threads(std::int64_t elements, int maximum) const noexcept;
 
   // The path AUTO takes.
   GemmPath choose_path(std::int64_t m, std::int64_t n, std::int64_t k, Transpose trans_b) const noexcept;
   // The team AUTO uses for m*n*k multiply-adds with at most `maximum` threads (1: serial).
   int choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, int maximum) const noexcept;
   const GemmPackedTuning& config() const noexcept { return config_; }
+  const GemmWideningTuning& widening() const noexcept { return widening_; }
 
  private:
   GemmPackedTuning config_;
+  GemmWideningTuning widening_;
 };
 
 // The serial, unblocked reference: every dot product accumulated in double
 // (long double for DOUBLE), the same argument rules and errors as GemmKernel.
+// (FLOAT16/BFLOAT16 products are checked against the double-precision
+// product of their widened values.)
 Error gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                      const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
                      std::int64_t ldc);
