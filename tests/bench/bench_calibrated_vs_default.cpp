@@ -182,8 +182,8 @@ void print_table(const std::vector<Comparison>& rows, const std::vector<Outcome>
       print_row(c.key, c.parameter, c.default_value, c.calibrated_value, c.shape, "-", "-", "-", "-",
                 "FAILED: " + o.error);
     } else {
-      print_row(c.key, c.parameter, c.default_value, c.calibrated_value, c.shape, fmt::format("{:.4f}", o.default_ms),
-                fmt::format("{:.4f}", o.calibrated_ms), fmt::format("{:.3f}", o.ratio), fmt::format("{:.3f}", o.noise),
+      print_row(c.key, c.parameter, c.default_value, c.calibrated_value, c.shape, fmt::format("{:.4g}", o.default_ms),
+                fmt::format("{:.4g}", o.calibrated_ms), fmt::format("{:.3f}", o.ratio), fmt::format("{:.3f}", o.noise),
                 to_string(o.verdict));
     }
   }
