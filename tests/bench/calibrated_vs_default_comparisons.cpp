@@ -1,0 +1,307 @@
+// The comparisons of one calibrated tunekit_cpu key
+// (calibrated_vs_default_comparisons.hpp): unary and binary crossovers on
+// 1-D sizes between the two thresholds, Gemm tiles on the calibration's
+// square, large_k and transposed_a families, the skinny-M limit on its wide
+// N = K, the packing and parallel thresholds on products between them.
+#include "calibrated_vs_default_comparisons.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "calibrated_vs_default_plan.hpp"
+#include "tunekit/cpu/binary_elementwise.hpp"
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/unary_elementwise.hpp"
+#include "tunekit/tuning/random_tensor.hpp"
+
+namespace tunekit::bench {
+namespace {
+
+using tuning::Tensor;
+
+constexpr const char* kTiles[] = {"algorithm.tile_m", "algorithm.tile_n", "algorithm.tile_k"};
+constexpr const char* kGemmParallel[] = {"parallel.fmas_per_work_unit", "parallel.minimum_tasks"};
+constexpr const char* kNoFamily = "not timed: no shape family of the calibration exercises it";
+
+struct Builder {
+  std::string key;
+  tuning::KernelTuningParameters defaults, merged;
+  std::vector<Comparison> rows;
+
+  bool differs(const std::string& name) const { return defaults.values.at(name) != merged.values.at(name); }
+  std::string default_text(const std::string& name) const { return defaults.values.at(name).to_text(); }
+  std::string calibrated_text(const std::string& name) const { return merged.values.at(name).to_text(); }
+
+  void untimed(const std::string& name, std::string why) {
+    rows.push_back({key, name, default_text(name), calibrated_text(name), "", std::move(why), {}});
+  }
+  void kept(const std::string& name) { untimed(name, "kept (default)"); }
+  void timed(std::string parameter, std::string default_value, std::string calibrated_value, std::string shape,
+             std::function<Result<ComparisonRuns>()> prepare) {
+    rows.push_back({key, std::move(parameter), std::move(default_value), std::move(calibrated_value),
+                    std::move(shape), "", std::move(prepare)});
+  }
+};
+
+// ---- unary and binary elementwise -------------------------------------------------------------
+
+template <typename Config>
+std::vector<std::pair<std::int64_t, bool>> elementwise_sizes(const std::string& name, const Config& d,
+                                                             const Config& c) {
+  std::vector<std::pair<std::int64_t, bool>> out;  // size, whether both take the same path
+  auto between = [&](std::int64_t a, std::int64_t b) {
+    for (std::int64_t n : sizes_between(a, b)) out.emplace_back(n, false);
+    if (std::int64_t same = agreeing_size(a, b); same > 0) out.emplace_back(same, true);
+  };
+  if (name == "algorithm.simd_min_elements") between(d.simd_min_elements, c.simd_min_elements);
+  if (name == "parallel.minimum_elements") between(d.parallel_minimum_elements, c.parallel_minimum_elements);
+  if (name == "parallel.maximum_threads") {
+    // The team size matters where both run in parallel; below both
+    // crossovers both run serially.
+    const std::int64_t both = std::max(d.parallel_minimum_elements, c.parallel_minimum_elements);
+    out.emplace_back(both, false);
+    out.emplace_back(4 * both, false);
+    const std::int64_t serial = std::min(d.parallel_minimum_elements, c.parallel_minimum_elements) - 1;
+    if (serial > 0) out.emplace_back(serial, true);
+  }
+  return out;
+}
+
+std::string size_text(std::int64_t n, bool same) { return fmt::format("n={}{}", n, same ? " (same path)" : ""); }
+
+struct UnaryOperands {
+  Tensor input, output;
+};
+
+void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
+  cpu::UnaryElementwiseTuning d, c;
+  if (Error e = cpu::unary_elementwise_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
+    for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
+    return;
+  }
+  const DataType type = calibrated.key.element_type;
+  for (const auto& [name, value] : b.defaults.values) {
+    if (!b.differs(name)) {
+      b.kept(name);
+      continue;
+    }
+    const auto sizes = elementwise_sizes(name, d, c);
+    if (sizes.empty()) b.untimed(name, kNoFamily);
+    for (const auto& [n, same] : sizes) {
+      b.timed(name, b.default_text(name), b.calibrated_text(name), size_text(n, same),
+              [op, d, c, type, n = n, seed]() -> Result<ComparisonRuns> {
+                auto input = tuning::RandnTensor(type, {n}, seed);
+                auto output = tuning::EmptyTensor(type, {n});
+                if (!input.ok()) return input.error();
+                if (!output.ok()) return output.error();
+                auto x = std::make_shared<UnaryOperands>(UnaryOperands{std::move(input).value(),
+                                                                       std::move(output).value()});
+                const cpu::UnaryElementwiseKernel kd(op, d), kc(op, c);
+                return ComparisonRuns{[x, kd] { return kd.run(x->input, x->output); },
+                                      [x, kc] { return kc.run(x->input, x->output); }};
+              });
+    }
+  }
+}
+
+struct BinaryOperands {
+  Tensor a, b, output;
+};
+
+void add_binary(Builder& b, cpu::BinaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
+  cpu::BinaryElementwiseTuning d, c;
+  if (Error e = cpu::binary_elementwise_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
+    for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
+    return;
+  }
+  const DataType type = calibrated.key.element_type;
+  const DataType out_type = cpu::output_type(op, type);
+  for (const auto& [name, value] : b.defaults.values) {
+    if (!b.differs(name)) {
+      b.kept(name);
+      continue;
+    }
+    const auto sizes = elementwise_sizes(name, d, c);
+    if (sizes.empty()) b.untimed(name, kNoFamily);
+    for (const auto& [n, same] : sizes) {
+      b.timed(name, b.default_text(name), b.calibrated_text(name), size_text(n, same),
+              [op, d, c, type, out_type, n = n, seed]() -> Result<ComparisonRuns> {
+                auto x = tuning::RandnTensor(type, {n}, seed);
+                auto y = tuning::RandnTensor(type, {n}, seed + 1);
+                auto output = tuning::EmptyTensor(out_type, {n});
+                if (!x.ok()) return x.error();
+                if (!y.ok()) return y.error();
+                if (!output.ok()) return output.error();
+                auto ops = std::make_shared<BinaryOperands>(
+                    BinaryOperands{std::move(x).value(), std::move(y).value(), std::move(output).value()});
+                const cpu::BinaryElementwiseKernel kd(op, d), kc(op, c);
+                return ComparisonRuns{[ops, kd] { return kd.run(ops->a, ops->b, ops->output); },
+                                      [ops, kc] { return kc.run(ops->a, ops->b, ops->output); }};
+              });
+    }
+  }
+}
+
+// ---- Gemm -------------------------------------------------------------------------------------
+
+struct GemmOperands {
+  GemmShape shape;
+  Tensor a, b, c;
+};
+
+std::string shape_text(const GemmShape& s, bool same) {
+  return fmt::format("{}{}x{}x{}{}{}", s.family.empty() ? "" : std::string(s.family) + " ", s.m, s.n, s.k,
+                     s.transposed_a ? " A^T" : "", same ? " (same path)" : "");
+}
+
+template <typename T>
+std::function<Result<ComparisonRuns>()> gemm_prepare(const GemmShape& s, const cpu::GemmPackedTuning& d,
+                                                     const cpu::GemmPackedTuning& c, DataType type,
+                                                     std::uint64_t seed) {
+  return [s, d, c, type, seed]() -> Result<ComparisonRuns> {
+    const tuning::Shape a_shape = s.transposed_a ? tuning::Shape{s.k, s.m} : tuning::Shape{s.m, s.k};
+    auto a = tuning::RandnTensor(type, a_shape, seed);
+    auto b = tuning::RandnTensor(type, {s.k, s.n}, seed + 1);
+    auto out = tuning::EmptyTensor(type, {s.m, s.n});
+    if (!a.ok()) return a.error();
+    if (!b.ok()) return b.error();
+    if (!out.ok()) return out.error();
+    auto x = std::make_shared<GemmOperands>(GemmOperands{s, std::move(a).value(), std::move(b).value(),
+                                                         std::move(out).value()});
+    // The real call: the path and the team chosen by the configuration.
+    auto run = [x](const cpu::GemmKernel& kernel) {
+      const GemmShape& g = x->shape;
+      const cpu::Transpose ta = g.transposed_a ? cpu::Transpose::YES : cpu::Transpose::NO;
+      return kernel.run(ta, cpu::Transpose::NO, g.m, g.n, g.k, T(1), x->a.template as<T>(),
+                        g.transposed_a ? g.m : g.k, x->b.template as<T>(), g.n, T(0), x->c.template as<T>(), g.n);
+    };
+    const cpu::GemmKernel kd(d), kc(c);
+    return ComparisonRuns{[run, kd] { return run(kd); }, [run, kc] { return run(kc); }};
+  };
+}
+
+template <typename T>
+void add_gemm(Builder& b, const tuning::KernelTuningParameters& calibrated, const ComparisonOptions& options) {
+  cpu::GemmPackedTuning d, c;
+  if (Error e = cpu::gemm_packed_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
+    for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
+    return;
+  }
+  const DataType type = calibrated.key.element_type;
+  const std::uint64_t seed = options.seed;
+  std::set<std::string> handled;
+  // Parameters chosen together are compared together: one row per shape.
+  auto group = [&](std::span<const char* const> names, auto&& shapes) {
+    std::vector<std::string> changed;
+    std::string dv, cv;
+    for (const char* name : names) {
+      handled.insert(name);
+      if (!b.defaults.values.count(name)) continue;
+      dv += (dv.empty() ? "" : "/") + b.default_text(name);
+      cv += (cv.empty() ? "" : "/") + b.calibrated_text(name);
+      if (b.differs(name)) {
+        changed.push_back(name);
+      } else {
+        b.kept(name);
+      }
+    }
+    if (changed.empty()) return;
+    const std::string parameter = fmt::format("{}", fmt::join(changed, ","));
+    const std::vector<std::pair<GemmShape, bool>> list = shapes();
+    if (list.empty()) {
+      b.rows.push_back({b.key, parameter, dv, cv, "", "not timed: no product lies between the two thresholds", {}});
+    }
+    for (const auto& [s, same] : list) b.timed(parameter, dv, cv, shape_text(s, same), gemm_prepare<T>(s, d, c, type, seed));
+  };
+  group(kTiles, [&] {
+    std::vector<std::pair<GemmShape, bool>> out;
+    for (const GemmShape& s : gemm_tile_families(options.memory_budget_bytes, sizeof(T))) out.emplace_back(s, false);
+    return out;
+  });
+  group(kGemmParallel, [&] {
+    // Serial below fmas_per_work_unit * max(minimum_tasks, 2) multiply-adds.
+    const std::int64_t td = d.parallel_fmas_per_work_unit * std::max<std::int64_t>(d.parallel_minimum_tasks, 2);
+    const std::int64_t tc = c.parallel_fmas_per_work_unit * std::max<std::int64_t>(c.parallel_minimum_tasks, 2);
+    std::vector<std::pair<GemmShape, bool>> out;
+    for (std::int64_t e : edges_between(td, tc, 3)) out.emplace_back(GemmShape{"square", e, e, e, false}, false);
+    if (std::int64_t e = agreeing_edge(td, tc, 3); e > 0 && !out.empty()) {
+      out.emplace_back(GemmShape{"square", e, e, e, false}, true);
+    }
+    return out;
+  });
+  const char* skinny[] = {"algorithm.skinny_m_limit"};
+  group(skinny, [&] {
+    // M <= limit streams B: M in (lower, higher] differ, at the calibration's N = K.
+    const std::int64_t wide = gemm_skinny_wide(options.memory_budget_bytes, sizeof(T));
+    const std::int64_t a = d.algorithm_skinny_m_limit + 1, z = c.algorithm_skinny_m_limit + 1;
+    std::vector<std::pair<GemmShape, bool>> out;
+    for (std::int64_t m : sizes_between(a, z)) out.emplace_back(GemmShape{"skinny_m", m, wide, wide, false}, false);
+    if (std::int64_t m = agreeing_size(a, z); m > 0) out.emplace_back(GemmShape{"skinny_m", m, wide, wide, false}, true);
+    return out;
+  });
+  const char* pack_b[] = {"algorithm.pack_b_minimum_elements"};
+  group(pack_b, [&] {
+    // B of K * N elements below the threshold is streamed; M above both
+    // skinny limits so that the packing threshold alone decides.
+    const std::int64_t rows = std::max(d.algorithm_skinny_m_limit, c.algorithm_skinny_m_limit) + 1;
+    const std::int64_t td = d.algorithm_pack_b_minimum_elements, tc = c.algorithm_pack_b_minimum_elements;
+    std::vector<std::pair<GemmShape, bool>> out;
+    for (std::int64_t e : edges_between(td, tc, 2)) out.emplace_back(GemmShape{"", std::max(e, rows), e, e, false}, false);
+    if (std::int64_t e = agreeing_edge(td, tc, 2); e > 0 && !out.empty()) {
+      out.emplace_back(GemmShape{"", std::max(e, rows), e, e, false}, true);
+    }
+    return out;
+  });
+  for (const auto& [name, value] : b.defaults.values) {
+    if (handled.count(name)) continue;
+    if (b.differs(name)) {
+      b.untimed(name, kNoFamily);
+    } else {
+      b.kept(name);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Comparison> comparisons_for(const tuning::KernelTuningSchema& schema,
+                                        const tuning::KernelTuningParameters& calibrated,
+                                        const ComparisonOptions& options) {
+  const tuning::KernelTuningKey& key = schema.key();
+  Builder b{fmt::format("{}/{}", key.kernel, core::to_string(key.element_type)), schema.defaults(),
+            schema.merge(calibrated), {}};
+  std::optional<cpu::UnaryOp> unary;
+  for (cpu::UnaryOp op : cpu::kAllUnaryOps) {
+    if (key.kernel == cpu::to_string(op)) unary = op;
+  }
+  const std::optional<cpu::BinaryOp> binary = cpu::parse_binary_op(key.kernel);
+  if (unary && cpu::supports(*unary, key.element_type)) {
+    add_unary(b, *unary, calibrated, options.seed);
+  } else if (binary && cpu::supports(*binary, key.element_type)) {
+    add_binary(b, *binary, calibrated, options.seed);
+  } else if (key.kernel == "Gemm" && key.element_type == DataType::FLOAT) {
+    add_gemm<float>(b, calibrated, options);
+  } else if (key.kernel == "Gemm" && key.element_type == DataType::DOUBLE) {
+    add_gemm<double>(b, calibrated, options);
+  } else {
+    const std::string why = key.kernel == "Gemm"
+                                ? fmt::format("not timed: GemmKernel::run takes float or double, not {}",
+                                              core::to_string(key.element_type))
+                                : "not timed: a kernel this benchmark does not know";
+    for (const auto& [name, value] : b.defaults.values) {
+      if (b.differs(name)) {
+        b.untimed(name, why);
+      } else {
+        b.kept(name);
+      }
+    }
+  }
+  return std::move(b.rows);
+}
+
+}  // namespace tunekit::bench

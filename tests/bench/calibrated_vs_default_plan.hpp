@@ -1,0 +1,77 @@
+// The pure decisions of bench_calibrated_vs_default: which problem sizes lie
+// between a portable default and its calibrated value (where the two
+// configurations take different paths), the shape families of the Gemm
+// calibration, the interleaved timing order and the verdict rule. Nothing
+// here runs a kernel, so every rule is tested with exact values.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/core/result.hpp"
+
+namespace tunekit::bench {
+
+// For a threshold t with "n < t takes the lower path": the sizes where two
+// thresholds a and b choose differently are [min, max - 1]. Returns the low
+// end, the geometric middle and the high end of that range (each inside it),
+// ascending and without duplicates; empty when a == b or either is below 1.
+std::vector<std::int64_t> sizes_between(std::int64_t a, std::int64_t b);
+
+// One size where both thresholds choose the same path: min - 1 (below both)
+// when min > 1, else max (at or above both). 0 when a == b or either is below 1.
+std::int64_t agreeing_size(std::int64_t a, std::int64_t b);
+
+// Edges e (ascending, unique) whose power e^power lies in [min(a, b),
+// max(a, b)), one near each of sizes_between(a, b): the cube edges of Gemm
+// products (power 3) or the square edges of B (power 2) between two
+// thresholds. Empty when no such edge exists (a == b, or no e^power between).
+std::vector<std::int64_t> edges_between(std::int64_t a, std::int64_t b, int power);
+
+// The largest edge e >= 1 with e^power < min(a, b): a product both
+// thresholds put on the same side. 0 when there is none.
+std::int64_t agreeing_edge(std::int64_t a, std::int64_t b, int power);
+
+// The Gemm calibration's shape families (kernels/cpu/src/gemm/gemm_calibration.cpp),
+// for its memory budget and element size: square edge^3, large_k
+// deep x deep x 16*deep and transposed_a edge^3 with op(A) = A^T, where edge
+// is the largest of {512, 384, 256, 128, 64} (else 32) whose A, B and two C
+// fit the budget, and deep half of that for K = 8 * edge; and the wide N = K
+// of its skinny-M search (1024 halved while M = 64 does not fit, down to 64).
+struct GemmShape {
+  std::string_view family;
+  std::int64_t m, n, k;
+  bool transposed_a;
+  friend bool operator==(const GemmShape&, const GemmShape&) = default;
+};
+std::vector<GemmShape> gemm_tile_families(std::size_t memory_budget_bytes, std::size_t element_bytes);
+std::int64_t gemm_skinny_wide(std::size_t memory_budget_bytes, std::size_t element_bytes);
+
+// Milliseconds per execution of one timed sample, or the error that stopped it.
+using TimeSample = std::function<Result<double>()>;
+
+struct PairedSamples {
+  std::vector<double> default_ms, calibrated_ms;
+};
+
+// `repetitions` samples of each configuration, interleaved so that a slow
+// phase of a shared machine hits both: even repetitions time the default
+// first, odd ones the calibrated configuration first. The first error stops
+// the loop and is returned. Fewer than 1 repetition: INVALID_VALUE.
+Result<PairedSamples> interleave(const TimeSample& time_default, const TimeSample& time_calibrated, int repetitions);
+
+// The median absolute deviation over the median of one configuration's
+// samples: its own run-to-run noise. NaN for no samples.
+double relative_spread(std::span<const double> samples);
+
+// "Never slower beyond noise": with tolerance = max(0.05, noise), a ratio
+// default/calibrated below 1 - tolerance is SLOWER, above 1 + tolerance
+// FASTER, otherwise SAME. A NaN ratio is SLOWER (nothing proves it is not).
+enum class Verdict { FASTER, SAME, SLOWER };
+Verdict verdict(double ratio, double noise);
+std::string_view to_string(Verdict verdict) noexcept;  // "faster", "same (noise)", "SLOWER"
+
+}  // namespace tunekit::bench
