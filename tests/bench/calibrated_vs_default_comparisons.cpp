@@ -1,8 +1,9 @@
 // The comparisons of one calibrated tunekit_cpu key
 // (calibrated_vs_default_comparisons.hpp): unary and binary crossovers on
 // 1-D sizes between the two thresholds, Gemm tiles on the calibration's
-// square, large_k and transposed_a families, the skinny-M limit on its wide
-// N = K, the packing and parallel thresholds on products between them.
+// square, large_k and transposed_a families, the streamed-B depth and the
+// skinny-M limit on its wide N = K, the packing, parallel and conversion
+// thresholds on products between them.
 #include "calibrated_vs_default_comparisons.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "calibrated_vs_default_plan.hpp"
 #include "tunekit/cpu/binary_elementwise.hpp"
 #include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/gemm_shape_families.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/random_tensor.hpp"
 
@@ -150,21 +152,22 @@ void add_binary(Builder& b, cpu::BinaryOp op, const tuning::KernelTuningParamete
 // ---- Gemm -------------------------------------------------------------------------------------
 
 struct GemmOperands {
-  GemmShape shape;
+  cpu::GemmShapeFamily shape;
   Tensor a, b, c;
 };
 
-std::string shape_text(const GemmShape& s, bool same) {
-  return fmt::format("{}{}x{}x{}{}{}", s.family.empty() ? "" : std::string(s.family) + " ", s.m, s.n, s.k,
-                     s.transposed_a ? " A^T" : "", same ? " (same path)" : "");
+std::string shape_text(const cpu::GemmShapeFamily& s, bool same) {
+  return fmt::format("{}{}x{}x{}{}{}", s.name.empty() ? "" : std::string(s.name) + " ", s.m, s.n, s.k,
+                     s.trans_a == cpu::Transpose::YES ? " A^T" : "", same ? " (same path)" : "");
 }
 
 template <typename T>
-std::function<Result<ComparisonRuns>()> gemm_prepare(const GemmShape& s, const cpu::GemmPackedTuning& d,
+std::function<Result<ComparisonRuns>()> gemm_prepare(const cpu::GemmShapeFamily& s, const cpu::GemmPackedTuning& d,
                                                      const cpu::GemmPackedTuning& c, DataType type,
                                                      std::uint64_t seed) {
   return [s, d, c, type, seed]() -> Result<ComparisonRuns> {
-    const tuning::Shape a_shape = s.transposed_a ? tuning::Shape{s.k, s.m} : tuning::Shape{s.m, s.k};
+    const bool transposed = s.trans_a == cpu::Transpose::YES;
+    const tuning::Shape a_shape = transposed ? tuning::Shape{s.k, s.m} : tuning::Shape{s.m, s.k};
     auto a = tuning::RandnTensor(type, a_shape, seed);
     auto b = tuning::RandnTensor(type, {s.k, s.n}, seed + 1);
     auto out = tuning::EmptyTensor(type, {s.m, s.n});
@@ -175,10 +178,9 @@ std::function<Result<ComparisonRuns>()> gemm_prepare(const GemmShape& s, const c
                                                          std::move(out).value()});
     // The real call: the path and the team chosen by the configuration.
     auto run = [x](const cpu::GemmKernel& kernel) {
-      const GemmShape& g = x->shape;
-      const cpu::Transpose ta = g.transposed_a ? cpu::Transpose::YES : cpu::Transpose::NO;
-      return kernel.run(ta, cpu::Transpose::NO, g.m, g.n, g.k, T(1), x->a.template as<T>(),
-                        g.transposed_a ? g.m : g.k, x->b.template as<T>(), g.n, T(0), x->c.template as<T>(), g.n);
+      const cpu::GemmShapeFamily& g = x->shape;
+      return kernel.run(g.trans_a, cpu::Transpose::NO, g.m, g.n, g.k, T(1), x->a.template as<T>(),
+                        g.trans_a == cpu::Transpose::YES ? g.m : g.k, x->b.template as<T>(), g.n, T(0), x->c.template as<T>(), g.n);
     };
     const cpu::GemmKernel kd(d), kc(c);
     return ComparisonRuns{[run, kd] { return run(kd); }, [run, kc] { return run(kc); }};
@@ -212,36 +214,47 @@ void add_gemm(Builder& b, const tuning::KernelTuningParameters& calibrated, cons
     }
     if (changed.empty()) return;
     const std::string parameter = fmt::format("{}", fmt::join(changed, ","));
-    const std::vector<std::pair<GemmShape, bool>> list = shapes();
+    const std::vector<std::pair<cpu::GemmShapeFamily, bool>> list = shapes();
     if (list.empty()) {
       b.rows.push_back({b.key, parameter, dv, cv, "", "not timed: no product lies between the two thresholds", {}});
     }
     for (const auto& [s, same] : list) b.timed(parameter, dv, cv, shape_text(s, same), gemm_prepare<T>(s, d, c, type, seed));
   };
   group(kTiles, [&] {
-    std::vector<std::pair<GemmShape, bool>> out;
-    for (const GemmShape& s : gemm_tile_families(options.memory_budget_bytes, sizeof(T))) out.emplace_back(s, false);
+    std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
+    for (const cpu::GemmShapeFamily& s : cpu::gemm_tile_families(options.memory_budget_bytes, sizeof(T))) {
+      out.emplace_back(s, false);
+    }
     return out;
   });
   group(kGemmParallel, [&] {
     // Serial below fmas_per_work_unit * max(minimum_tasks, 2) multiply-adds.
     const std::int64_t td = d.parallel_fmas_per_work_unit * std::max<std::int64_t>(d.parallel_minimum_tasks, 2);
     const std::int64_t tc = c.parallel_fmas_per_work_unit * std::max<std::int64_t>(c.parallel_minimum_tasks, 2);
-    std::vector<std::pair<GemmShape, bool>> out;
-    for (std::int64_t e : edges_between(td, tc, 3)) out.emplace_back(GemmShape{"square", e, e, e, false}, false);
+    std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
+    for (std::int64_t e : edges_between(td, tc, 3)) out.emplace_back(cpu::GemmShapeFamily{"square", e, e, e, cpu::Transpose::NO}, false);
     if (std::int64_t e = agreeing_edge(td, tc, 3); e > 0 && !out.empty()) {
-      out.emplace_back(GemmShape{"square", e, e, e, false}, true);
+      out.emplace_back(cpu::GemmShapeFamily{"square", e, e, e, cpu::Transpose::NO}, true);
     }
     return out;
   });
   const char* skinny[] = {"algorithm.skinny_m_limit"};
   group(skinny, [&] {
     // M <= limit streams B: M in (lower, higher] differ, at the calibration's N = K.
-    const std::int64_t wide = gemm_skinny_wide(options.memory_budget_bytes, sizeof(T));
+    const std::int64_t wide = cpu::gemm_skinny_limit_wide(options.memory_budget_bytes, sizeof(T));
     const std::int64_t a = d.algorithm_skinny_m_limit + 1, z = c.algorithm_skinny_m_limit + 1;
-    std::vector<std::pair<GemmShape, bool>> out;
-    for (std::int64_t m : sizes_between(a, z)) out.emplace_back(GemmShape{"skinny_m", m, wide, wide, false}, false);
-    if (std::int64_t m = agreeing_size(a, z); m > 0) out.emplace_back(GemmShape{"skinny_m", m, wide, wide, false}, true);
+    std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
+    for (std::int64_t m : sizes_between(a, z)) out.emplace_back(cpu::GemmShapeFamily{"skinny_m", m, wide, wide, cpu::Transpose::NO}, false);
+    if (std::int64_t m = agreeing_size(a, z); m > 0) out.emplace_back(cpu::GemmShapeFamily{"skinny_m", m, wide, wide, cpu::Transpose::NO}, true);
+    return out;
+  });
+  const char* depth[] = {"algorithm.streamed_tile_k"};
+  group(depth, [&] {
+    // The calibration's family; M <= both skinny limits streams B in both.
+    cpu::GemmShapeFamily s = cpu::gemm_streamed_depth_family(options.memory_budget_bytes, sizeof(T));
+    s.m = std::min({s.m, d.algorithm_skinny_m_limit, c.algorithm_skinny_m_limit});
+    std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
+    if (s.m > 0) out.emplace_back(s, false);
     return out;
   });
   const char* pack_b[] = {"algorithm.pack_b_minimum_elements"};
@@ -250,10 +263,10 @@ void add_gemm(Builder& b, const tuning::KernelTuningParameters& calibrated, cons
     // skinny limits so that the packing threshold alone decides.
     const std::int64_t rows = std::max(d.algorithm_skinny_m_limit, c.algorithm_skinny_m_limit) + 1;
     const std::int64_t td = d.algorithm_pack_b_minimum_elements, tc = c.algorithm_pack_b_minimum_elements;
-    std::vector<std::pair<GemmShape, bool>> out;
-    for (std::int64_t e : edges_between(td, tc, 2)) out.emplace_back(GemmShape{"", std::max(e, rows), e, e, false}, false);
+    std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
+    for (std::int64_t e : edges_between(td, tc, 2)) out.emplace_back(cpu::GemmShapeFamily{"", std::max(e, rows), e, e, cpu::Transpose::NO}, false);
     if (std::int64_t e = agreeing_edge(td, tc, 2); e > 0 && !out.empty()) {
-      out.emplace_back(GemmShape{"", std::max(e, rows), e, e, false}, true);
+      out.emplace_back(cpu::GemmShapeFamily{"", std::max(e, rows), e, e, cpu::Transpose::NO}, true);
     }
     return out;
   });
@@ -264,6 +277,50 @@ void add_gemm(Builder& b, const tuning::KernelTuningParameters& calibrated, cons
     } else {
       b.kept(name);
     }
+  }
+}
+
+// FLOAT16/BFLOAT16: the conversions' crossover on square products whose
+// matrices (e x e elements each) lie between the two thresholds; the FLOAT
+// product inside runs with the portable default in both.
+void add_gemm_widening(Builder& b, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
+  cpu::GemmWideningTuning d, c;
+  if (Error e = cpu::gemm_widening_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
+    for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
+    return;
+  }
+  const DataType type = calibrated.key.element_type;
+  const std::string name = "conversion.parallel_minimum_elements";
+  if (!b.differs(name)) {
+    b.kept(name);
+    return;
+  }
+  const std::int64_t td = d.conversion_parallel_minimum_elements, tc = c.conversion_parallel_minimum_elements;
+  std::vector<std::pair<std::int64_t, bool>> edges;
+  for (std::int64_t e : edges_between(td, tc, 2)) edges.emplace_back(e, false);
+  if (std::int64_t e = agreeing_edge(td, tc, 2); e > 0 && !edges.empty()) edges.emplace_back(e, true);
+  if (edges.empty()) b.untimed(name, "not timed: no matrix size lies between the two thresholds");
+  for (const auto& [edge, same] : edges) {
+    const cpu::GemmShapeFamily shape{"square", edge, edge, edge, cpu::Transpose::NO};
+    b.timed(name, b.default_text(name), b.calibrated_text(name), shape_text(shape, same),
+            [d, c, type, e = edge, seed]() -> Result<ComparisonRuns> {
+              auto a = tuning::RandnTensor(type, {e, e}, seed);
+              auto bm = tuning::RandnTensor(type, {e, e}, seed + 1);
+              auto out = tuning::EmptyTensor(type, {e, e});
+              if (!a.ok()) return a.error();
+              if (!bm.ok()) return bm.error();
+              if (!out.ok()) return out.error();
+              auto x = std::make_shared<GemmOperands>(GemmOperands{{"square", e, e, e, cpu::Transpose::NO},
+                                                                   std::move(a).value(), std::move(bm).value(),
+                                                                   std::move(out).value()});
+              auto run = [x, type, e](const cpu::GemmKernel& kernel) {
+                return kernel.run(type, cpu::Transpose::NO, cpu::Transpose::NO, e, e, e, 1.0f,
+                                  x->a.as<std::uint16_t>(), e, x->b.as<std::uint16_t>(), e, 0.0f,
+                                  x->c.as<std::uint16_t>(), e);
+              };
+              const cpu::GemmKernel kd(cpu::GemmPackedTuning{}, d), kc(cpu::GemmPackedTuning{}, c);
+              return ComparisonRuns{[run, kd] { return run(kd); }, [run, kc] { return run(kc); }};
+            });
   }
 }
 
@@ -288,11 +345,10 @@ std::vector<Comparison> comparisons_for(const tuning::KernelTuningSchema& schema
     add_gemm<float>(b, calibrated, options);
   } else if (key.kernel == "Gemm" && key.element_type == DataType::DOUBLE) {
     add_gemm<double>(b, calibrated, options);
+  } else if (key.kernel == "Gemm" && key.implementation == "widening") {
+    add_gemm_widening(b, calibrated, options.seed);
   } else {
-    const std::string why = key.kernel == "Gemm"
-                                ? fmt::format("not timed: GemmKernel::run takes float or double, not {}",
-                                              core::to_string(key.element_type))
-                                : "not timed: a kernel this benchmark does not know";
+    const std::string why = "not timed: a kernel this benchmark does not know";
     for (const auto& [name, value] : b.defaults.values) {
       if (b.differs(name)) {
         b.untimed(name, why);

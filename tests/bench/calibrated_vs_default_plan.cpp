@@ -25,18 +25,6 @@ void push_unique_sorted(std::vector<std::int64_t>& values) {
   values.erase(std::unique(values.begin(), values.end()), values.end());
 }
 
-std::size_t family_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t element) {
-  return static_cast<std::size_t>(m * k + k * n + 2 * m * n) * element;
-}
-
-// gemm_calibration.cpp's square_edge: the largest listed edge whose family fits.
-std::int64_t square_edge(std::size_t budget, std::size_t element, std::int64_t k_factor) {
-  for (std::int64_t edge : {512, 384, 256, 128, 64}) {
-    if (family_bytes(edge, edge, edge * k_factor, element) <= budget) return edge;
-  }
-  return 32;
-}
-
 }  // namespace
 
 std::vector<std::int64_t> sizes_between(std::int64_t a, std::int64_t b) {
@@ -76,20 +64,6 @@ std::int64_t agreeing_edge(std::int64_t a, std::int64_t b, int power) {
   while (e > 0 && power_of(e, power) >= lo) --e;
   while (power_of(e + 1, power) < lo) ++e;
   return e;
-}
-
-std::vector<GemmShape> gemm_tile_families(std::size_t memory_budget_bytes, std::size_t element_bytes) {
-  const std::int64_t edge = square_edge(memory_budget_bytes, element_bytes, 1);
-  const std::int64_t deep = square_edge(memory_budget_bytes, element_bytes, 8) / 2;
-  return {{"square", edge, edge, edge, false},
-          {"large_k", deep, deep, 16 * deep, false},
-          {"transposed_a", edge, edge, edge, true}};
-}
-
-std::int64_t gemm_skinny_wide(std::size_t memory_budget_bytes, std::size_t element_bytes) {
-  std::int64_t wide = 1024;
-  while (wide > 64 && family_bytes(64, wide, wide, element_bytes) > memory_budget_bytes) wide /= 2;
-  return wide;
 }
 
 Result<PairedSamples> interleave(const TimeSample& time_default, const TimeSample& time_calibrated, int repetitions) {

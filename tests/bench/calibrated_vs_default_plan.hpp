@@ -1,8 +1,8 @@
 // The pure decisions of bench_calibrated_vs_default: which problem sizes lie
 // between a portable default and its calibrated value (where the two
-// configurations take different paths), the shape families of the Gemm
-// calibration, the interleaved timing order and the verdict rule. Nothing
-// here runs a kernel, so every rule is tested with exact values.
+// configurations take different paths), the interleaved timing order and
+// the verdict rule. Nothing here runs a kernel, so every rule is tested with
+// exact values.
 #pragma once
 
 #include <cstdint>
@@ -34,21 +34,6 @@ std::vector<std::int64_t> edges_between(std::int64_t a, std::int64_t b, int powe
 // The largest edge e >= 1 with e^power < min(a, b): a product both
 // thresholds put on the same side. 0 when there is none.
 std::int64_t agreeing_edge(std::int64_t a, std::int64_t b, int power);
-
-// The Gemm calibration's shape families (kernels/cpu/src/gemm/gemm_calibration.cpp),
-// for its memory budget and element size: square edge^3, large_k
-// deep x deep x 16*deep and transposed_a edge^3 with op(A) = A^T, where edge
-// is the largest of {512, 384, 256, 128, 64} (else 32) whose A, B and two C
-// fit the budget, and deep half of that for K = 8 * edge; and the wide N = K
-// of its skinny-M search (1024 halved while M = 64 does not fit, down to 64).
-struct GemmShape {
-  std::string_view family;
-  std::int64_t m, n, k;
-  bool transposed_a;
-  friend bool operator==(const GemmShape&, const GemmShape&) = default;
-};
-std::vector<GemmShape> gemm_tile_families(std::size_t memory_budget_bytes, std::size_t element_bytes);
-std::int64_t gemm_skinny_wide(std::size_t memory_budget_bytes, std::size_t element_bytes);
 
 // Milliseconds per execution of one timed sample, or the error that stopped it.
 using TimeSample = std::function<Result<double>()>;

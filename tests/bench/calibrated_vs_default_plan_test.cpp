@@ -57,31 +57,6 @@ TEST(EdgesBetween, IsEmptyWhenNoPowerLiesBetween) {
   EXPECT_EQ(agreeing_edge(1, 64, 3), 0);
 }
 
-TEST(GemmTileFamilies, AreTheCalibrationsSquareLargeKAndTransposedShapesForTheBudget) {
-  EXPECT_EQ(gemm_tile_families(std::size_t{512} << 20, 4),
-            (std::vector<GemmShape>{{"square", 512, 512, 512, false},
-                                    {"large_k", 256, 256, 4096, false},
-                                    {"transposed_a", 512, 512, 512, true}}));
-  EXPECT_EQ(gemm_tile_families(std::size_t{2} << 20, 4),
-            (std::vector<GemmShape>{{"square", 256, 256, 256, false},
-                                    {"large_k", 64, 64, 1024, false},
-                                    {"transposed_a", 256, 256, 256, true}}));
-  // 512^2 doubles times four matrices is exactly 8 MiB: it fits.
-  EXPECT_EQ(gemm_tile_families(std::size_t{8} << 20, 8),
-            (std::vector<GemmShape>{{"square", 512, 512, 512, false},
-                                    {"large_k", 64, 64, 1024, false},
-                                    {"transposed_a", 512, 512, 512, true}}));
-  EXPECT_EQ(gemm_tile_families(1000, 4), (std::vector<GemmShape>{{"square", 32, 32, 32, false},
-                                                                 {"large_k", 16, 16, 256, false},
-                                                                 {"transposed_a", 32, 32, 32, true}}));
-}
-
-TEST(GemmSkinnyWide, HalvesTheWideDimensionUntilMEquals64Fits) {
-  EXPECT_EQ(gemm_skinny_wide(std::size_t{512} << 20, 4), 1024);
-  EXPECT_EQ(gemm_skinny_wide(std::size_t{2} << 20, 4), 512);
-  EXPECT_EQ(gemm_skinny_wide(1000, 4), 64);
-}
-
 TEST(Interleave, AlternatesWhichConfigurationIsTimedFirst) {
   std::string order;
   double next = 1.0;

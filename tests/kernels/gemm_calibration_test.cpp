@@ -76,5 +76,40 @@ TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCand
   }
 }
 
+TEST(GemmCalibration, HalfPrecisionKeysCalibrateTheirConversionCrossoverOnTheRealProduct) {
+  tuning::KernelTuningRegistry registry;
+  tuning::KernelCalibrationRegistry functions;
+  register_tunekit_cpu(registry, functions);
+  tuning::CalibrationOptions options;
+  options.registry = &registry;
+  options.memory_budget_bytes = std::size_t{8} << 20;
+  const std::vector<tuning::KernelTuningKey> keys = {gemm_key(DataType::FLOAT16), gemm_key(DataType::BFLOAT16)};
+  const auto start = std::chrono::steady_clock::now();
+  tuning::CalibrationBatchReport report = tuning::CalibrateKernelThresholds(keys, options, &functions);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 8.0) << "each half-precision key has a 3 s share";
+  ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 2u) << report.to_json();
+  for (const tuning::CalibratedKey& c : report.calibrated) {
+    nlohmann::json j = nlohmann::json::parse(c.report_json);
+    EXPECT_TRUE(j["rejected"].empty()) << j["rejected"].dump();
+    std::string measured;
+    for (const auto& candidate : j["candidates"]) measured += candidate["candidate"].get<std::string>() + "\n";
+    EXPECT_NE(measured.find("serial conversions 32x32x32"), std::string::npos) << measured;
+    EXPECT_NE(measured.find("parallel conversions 32x32x32"), std::string::npos) << measured;
+    ASSERT_EQ(c.profile.parameters.values.size(), 1u);
+    const std::int64_t threshold = c.profile.parameters.values.at("conversion.parallel_minimum_elements").as_int().value();
+    // The geometric middle of two squares of the sequence 32 ... 1024.
+    EXPECT_GE(threshold, 32 * 32);
+    EXPECT_LE(threshold, 1024 * 1024);
+    GemmWideningTuning config;
+    EXPECT_TRUE(gemm_widening_binding().try_validate_and_apply(config, c.profile.parameters).is_good());
+    EXPECT_EQ(config.conversion_parallel_minimum_elements, threshold);
+  }
+  for (const tuning::KeyOutcome& k : report.not_calibrated) {
+    EXPECT_NE(k.reason.find("conversion.parallel_minimum_elements: portable default kept"), std::string::npos)
+        << k.reason;
+  }
+}
+
 }  // namespace
 }  // namespace tunekit::cpu

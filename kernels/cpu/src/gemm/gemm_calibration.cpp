@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/gemm_shape_families.hpp"
 #include "tunekit/cpu/isa.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/measure/statistics.hpp"
@@ -63,37 +64,29 @@ std::vector<Tiles> tile_candidates(const platform::CpuDescriptor& cpu, GemmRegis
   return out;
 }
 
-struct ShapeFamily {
-  std::string name;
-  std::int64_t m, n, k;
-  Transpose ta;
-};
 
 template <typename T>
 struct Operands {
-  ShapeFamily shape;
+  GemmShapeFamily shape;
   Tensor a, b, c, expected;
 };
 
 template <typename T>
 Error run(const GemmKernel& kernel, Operands<T>& x, GemmPath path, int threads) {
-  const ShapeFamily& s = x.shape;
-  const std::int64_t lda = s.ta == Transpose::NO ? s.k : s.m;
-  return kernel.run(s.ta, Transpose::NO, s.m, s.n, s.k, T(1), x.a.template as<T>(), lda, x.b.template as<T>(), s.n,
+  const GemmShapeFamily& s = x.shape;
+  const std::int64_t lda = s.trans_a == Transpose::NO ? s.k : s.m;
+  return kernel.run(s.trans_a, Transpose::NO, s.m, s.n, s.k, T(1), x.a.template as<T>(), lda, x.b.template as<T>(), s.n,
                     T(0), x.c.template as<T>(), s.n, path, threads);
 }
 
-std::size_t family_bytes(const ShapeFamily& s, std::size_t element) {
-  return static_cast<std::size_t>(s.m * s.k + s.k * s.n + 2 * s.m * s.n) * element;
-}
 
 // Operands from the shared random tensors and the expected C from the
 // serial portable path (packed, default tiles, one thread).
 template <typename T>
-Result<Operands<T>> make_operands(CalibrationContext& context, const ShapeFamily& s, DataType type) {
+Result<Operands<T>> make_operands(CalibrationContext& context, const GemmShapeFamily& s, DataType type) {
   const std::uint64_t seed = context.options.seed ^ static_cast<std::uint64_t>(s.m * 131 + s.n * 7 + s.k);
   Operands<T> x{s, {}, {}, {}, {}};
-  const tuning::Shape a_shape = s.ta == Transpose::NO ? tuning::Shape{s.m, s.k} : tuning::Shape{s.k, s.m};
+  const tuning::Shape a_shape = s.trans_a == Transpose::NO ? tuning::Shape{s.m, s.k} : tuning::Shape{s.k, s.m};
   auto a = tuning::RandnTensor(type, a_shape, seed);
   auto b = tuning::RandnTensor(type, {s.k, s.n}, seed + 1);
   auto c = tuning::EmptyTensor(type, {s.m, s.n});
@@ -148,26 +141,14 @@ std::optional<double> time_checked(CalibrationContext& context, const std::strin
   return median;
 }
 
-// The largest square edge of {512, 384, 256, 128, 64} whose family fits the budget.
-std::int64_t square_edge(const CalibrationContext& context, std::size_t element, std::int64_t k_factor) {
-  for (std::int64_t edge : {512, 384, 256, 128, 64}) {
-    if (context.budget.fits_memory(family_bytes({"", edge, edge, edge * k_factor, Transpose::NO}, element))) return edge;
-  }
-  return 32;
-}
-
 template <typename T>
 void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tuning::KernelTuningParameters& values) {
   const GemmPackedTuning defaults;
   const Tiles portable{defaults.algorithm_tile_m, defaults.algorithm_tile_n, defaults.algorithm_tile_k};
   const std::vector<Tiles> candidates = tile_candidates(context.execution.processor, gemm_register_block(type),
                                                         sizeof(T), portable);
-  const std::int64_t edge = square_edge(context, sizeof(T), 1);
-  const std::int64_t deep = square_edge(context, sizeof(T), 8) / 2;
   std::vector<Operands<T>> families;
-  for (const ShapeFamily& s : {ShapeFamily{"square", edge, edge, edge, Transpose::NO},
-                               ShapeFamily{"large_k", deep, deep, 16 * deep, Transpose::NO},
-                               ShapeFamily{"transposed_a", edge, edge, edge, Transpose::YES}}) {
+  for (const GemmShapeFamily& s : gemm_tile_families(context.options.memory_budget_bytes, sizeof(T))) {
     auto x = make_operands<T>(context, s, type);
     if (!x.ok()) {
       context.reporter.note(fmt::format("{}: {}", s.name, x.error().message()));
@@ -242,14 +223,6 @@ GemmPackedTuning configured(CalibrationContext& context, const tuning::KernelTun
   return config;
 }
 
-// The widest N = K of {4096, 2048, 1024, ...} whose M-row product fits the
-// memory budget: B should come from memory, as a skinny product's does.
-std::int64_t wide_edge(const CalibrationContext& context, std::int64_t m, std::size_t element) {
-  std::int64_t wide = 4096;
-  while (wide > 64 && !context.budget.fits_memory(family_bytes({"", m, wide, wide, Transpose::NO}, element))) wide /= 2;
-  return wide;
-}
-
 // The depth of a streamed-B block: how many B rows the streamed path reads
 // side by side. The candidates are stream counts around what hardware
 // prefetchers track (8 to 128), timed on the skinny family (M = 8, B from
@@ -259,15 +232,14 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
                               tuning::KernelTuningParameters& values) {
   const std::string parameter = "algorithm.streamed_tile_k";
   const GemmPackedTuning defaults;
-  const std::int64_t m = 8;
-  const std::int64_t wide = wide_edge(context, m, sizeof(T));
-  auto x = make_operands<T>(context, {"skinny_m", m, wide, wide, Transpose::NO}, type);
+  const GemmShapeFamily family = gemm_streamed_depth_family(context.options.memory_budget_bytes, sizeof(T));
+  auto x = make_operands<T>(context, family, type);
   if (!x.ok()) {
     context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
                             "portable default kept: " + x.error().message());
     return;
   }
-  const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
+  const std::string shape = fmt::format("{}x{}x{}", family.m, family.n, family.k);
   const auto timed = [&](std::int64_t depth) {
     GemmPackedTuning config = defaults;
     config.algorithm_streamed_tile_k = depth;
@@ -311,7 +283,7 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
                             tuning::KernelTuningParameters& values) {
   const GemmPackedTuning config = configured(context, values);
   const std::string parameter = "algorithm.skinny_m_limit";
-  const std::int64_t wide = std::min<std::int64_t>(wide_edge(context, 64, sizeof(T)), 2048);
+  const std::int64_t wide = gemm_skinny_limit_wide(context.options.memory_budget_bytes, sizeof(T));
   std::optional<std::int64_t> limit;
   for (std::int64_t m = 4; m <= 64; m *= 2) {
     if (!context.budget.time_left()) {

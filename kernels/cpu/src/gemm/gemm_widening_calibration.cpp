@@ -1,19 +1,23 @@
 // Calibration of the FLOAT16/BFLOAT16 Gemm keys (implementation "widening"):
-// their one parameter, conversion.parallel_minimum_elements, is the
-// serial/parallel crossover of the conversions the product runs, found with
-// the shared crossover search on a round trip (widen to float, narrow back),
-// which gives back the input exactly. The product itself runs with the FLOAT
-// key's configuration, calibrated there.
+// their one parameter, conversion.parallel_minimum_elements, is found on the
+// real product, square e x e x e with conversions all serial against all
+// parallel, because what decides it is the conversions between the float
+// product's own work: timed on their own, back to back, they keep the team
+// awake and look cheaper in parallel than inside a Gemm call. Both runs must
+// give the same bits (the team of a conversion never changes its result).
+// The product itself runs with the FLOAT key's configuration, calibrated there.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <memory>
+#include <cmath>
+#include <cstring>
+#include <optional>
 #include <vector>
 
-#include "gemm_conversion.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
-#include "tunekit/tuning/crossover_calibration.hpp"
+#include "tunekit/measure/statistics.hpp"
+#include "tunekit/tuning/random_tensor.hpp"
 
 namespace tunekit::cpu {
 namespace {
@@ -21,18 +25,40 @@ namespace {
 using tuning::CalibrationContext;
 
 // Each half-precision key's share of a whole-library calibration.
-constexpr std::chrono::milliseconds kWideningKeyBudget{2000};
+constexpr std::chrono::milliseconds kWideningKeyBudget{3000};
 
-tuning::CalibrationPath round_trip(DataType type, int team, const char* name) {
-  auto scratch = std::make_shared<std::vector<float>>();
-  return {name, static_cast<std::uint32_t>(team), [type, team, scratch](tuning::CalibrationProblem& p) {
-            const tuning::Tensor& in = p.inputs.front();
-            const std::int64_t n = in.size();
-            if (scratch->size() < static_cast<std::size_t>(n)) scratch->resize(static_cast<std::size_t>(n));
-            gemm_detail::widen_matrix(type, in.as<std::uint16_t>(), 1, n, n, scratch->data(), team);
-            gemm_detail::narrow_matrix(type, scratch->data(), 1, n, p.output.as<std::uint16_t>(), n, team);
-            return Error::ok();
-          }};
+struct Square {
+  std::int64_t edge;
+  tuning::Tensor a, b, c;
+};
+
+Result<Square> make_square(DataType type, std::int64_t edge, std::uint64_t seed) {
+  auto a = tuning::RandnTensor(type, {edge, edge}, seed);
+  auto b = tuning::RandnTensor(type, {edge, edge}, seed + 1);
+  auto c = tuning::EmptyTensor(type, {edge, edge});
+  if (!a.ok()) return a.error();
+  if (!b.ok()) return b.error();
+  if (!c.ok()) return c.error();
+  return Square{edge, std::move(a).value(), std::move(b).value(), std::move(c).value()};
+}
+
+Error run(DataType type, const GemmKernel& kernel, Square& x, int threads) {
+  const std::int64_t e = x.edge;
+  return kernel.run(type, Transpose::NO, Transpose::NO, e, e, e, 1.0f, x.a.as<std::uint16_t>(), e,
+                    x.b.as<std::uint16_t>(), e, 0.0f, x.c.as<std::uint16_t>(), e, GemmPath::AUTO, threads);
+}
+
+// The median in ms of one configuration, or nothing after a rejection (recorded).
+std::optional<double> timed(CalibrationContext& context, const std::string& parameter, const std::string& what,
+                            DataType type, const GemmKernel& kernel, Square& x, int threads) {
+  auto samples = tuning::measure_repetitions([&] { return run(type, kernel, x, threads); }, context.options.repetitions);
+  if (!samples.ok()) {
+    context.reporter.record_rejected(parameter, what, samples.error().message());
+    return std::nullopt;
+  }
+  const double median = measure::median(*samples);
+  context.reporter.record_candidate(parameter, what, std::move(samples).value());
+  return median;
 }
 
 }  // namespace
@@ -40,9 +66,9 @@ tuning::CalibrationPath round_trip(DataType type, int team, const char* name) {
 tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTuningKey& key,
                                                        CalibrationContext& outer) {
   tuning::KernelTuningParameters values{key, {}};
-  if (key.element_type != DataType::FLOAT16 && key.element_type != DataType::BFLOAT16) {
-    outer.reporter.mark_unsupported(
-        fmt::format("the widening Gemm is not implemented for {}", core::to_string(key.element_type)));
+  const DataType type = key.element_type;
+  if (type != DataType::FLOAT16 && type != DataType::BFLOAT16) {
+    outer.reporter.mark_unsupported(fmt::format("the widening Gemm is not implemented for {}", core::to_string(type)));
     return values;
   }
   tuning::CalibrationOptions options = outer.options;
@@ -57,20 +83,66 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
                             "portable default kept: one thread, nothing to parallelise");
     return values;
   }
-  // Input, output, the reference's output (2 bytes each) and the float scratch.
-  const auto largest = static_cast<std::int64_t>(std::min<std::size_t>(options.memory_budget_bytes / 10, 1 << 24));
-  tuning::CrossoverCalibration spec;
-  spec.parameter = parameter;
-  spec.minimum_size = 1024;
-  spec.maximum_size = std::max<std::int64_t>(largest, spec.minimum_size);
-  spec.portable_default = defaults.conversion_parallel_minimum_elements;
-  spec.input_type = spec.output_type = key.element_type;
-  spec.operand_shapes = [](std::int64_t size) { return std::vector<tuning::Shape>{{size}}; };
-  spec.reference = round_trip(key.element_type, 1, "serial");
-  spec.baseline = round_trip(key.element_type, 1, "serial");
-  spec.candidate = round_trip(key.element_type, threads, "parallel");
-  spec.tolerance = 0.0;  // a round trip is exact
-  tuning::calibrate_crossover(context, spec, values);
+  GemmWideningTuning serial, parallel;
+  serial.conversion_parallel_minimum_elements = std::int64_t{1} << 62;
+  parallel.conversion_parallel_minimum_elements = 1;
+  const GemmKernel serial_kernel(GemmPackedTuning{}, serial), parallel_kernel(GemmPackedTuning{}, parallel);
+  double serial_until = 0;   // elements of a matrix of the last square where serial conversions won (0: none)
+  double parallel_from = 0;  // of the first square of the current winning run of parallel conversions
+  int parallel_wins = 0;
+  for (std::int64_t edge : {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}) {
+    // A, B, C and a copy of C, 2 bytes each.
+    if (!context.budget.fits_memory(static_cast<std::size_t>(edge * edge) * 8)) break;
+    if (!context.budget.time_left()) {
+      context.reporter.note(fmt::format("time budget spent before the square {}", edge));
+      break;
+    }
+    auto x = make_square(type, edge, options.seed ^ static_cast<std::uint64_t>(edge));
+    if (!x.ok()) break;
+    const std::string shape = fmt::format("{}x{}x{}", edge, edge, edge);
+    // The team of a conversion must not change a bit of C.
+    if (Error e = run(type, serial_kernel, *x, threads); e.is_bad()) {
+      context.reporter.record_rejected(parameter, "serial " + shape, e.message());
+      break;
+    }
+    const std::size_t bytes = static_cast<std::size_t>(edge * edge) * sizeof(std::uint16_t);
+    const auto* c_bytes = static_cast<const unsigned char*>(x->c.data());
+    const std::vector<unsigned char> expected(c_bytes, c_bytes + bytes);
+    tuning::poison(x->c);
+    if (Error e = run(type, parallel_kernel, *x, threads); e.is_bad()) {
+      context.reporter.record_rejected(parameter, "parallel " + shape, e.message());
+      break;
+    }
+    if (std::memcmp(expected.data(), x->c.data(), bytes) != 0) {
+      context.reporter.record_rejected(parameter, "parallel " + shape, "C differs from the serial conversions'");
+      break;
+    }
+    const std::optional<double> one = timed(context, parameter, "serial conversions " + shape, type, serial_kernel,
+                                            *x, threads);
+    const std::optional<double> team = timed(context, parameter, "parallel conversions " + shape, type,
+                                             parallel_kernel, *x, threads);
+    if (!one || !team) break;
+    const auto elements = static_cast<double>(edge * edge);
+    if (*team < *one * (1.0 - options.required_margin)) {
+      if (parallel_wins++ == 0) parallel_from = elements;
+      if (parallel_wins == 2) break;
+    } else {
+      parallel_wins = 0;
+      serial_until = elements;
+    }
+  }
+  if (parallel_wins < 2) {
+    context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
+                            "portable default kept: parallel conversions never won twice in a row");
+    return values;
+  }
+  const double crossover = serial_until > 0 ? std::sqrt(serial_until * parallel_from) : parallel_from;
+  const auto threshold = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover));
+  values.values[parameter] = threshold;
+  context.reporter.select(parameter, threshold,
+                          fmt::format("parallel conversions faster by {:.0f}% inside the square product from "
+                                      "about {} elements per matrix",
+                                      100 * options.required_margin, threshold));
   return values;
 }
 

@@ -1,0 +1,51 @@
+// The shape families of Gemm's calibration (tunekit/cpu/gemm_shape_families.hpp).
+#include "tunekit/cpu/gemm_shape_families.hpp"
+
+#include <algorithm>
+
+namespace tunekit::cpu {
+namespace {
+
+bool fits(std::size_t budget, const GemmShapeFamily& family, std::size_t element) {
+  return gemm_family_bytes(family, element) <= budget;
+}
+
+// The largest edge of {512, 384, 256, 128, 64} whose edge x edge x (k_factor
+// edge) family fits, else 32.
+std::int64_t square_edge(std::size_t budget, std::size_t element, std::int64_t k_factor) {
+  for (std::int64_t edge : {512, 384, 256, 128, 64}) {
+    if (fits(budget, {"", edge, edge, edge * k_factor, Transpose::NO}, element)) return edge;
+  }
+  return 32;
+}
+
+}  // namespace
+
+std::size_t gemm_family_bytes(const GemmShapeFamily& s, std::size_t element) noexcept {
+  return static_cast<std::size_t>(s.m * s.k + s.k * s.n + 2 * s.m * s.n) * element;
+}
+
+std::vector<GemmShapeFamily> gemm_tile_families(std::size_t budget, std::size_t element) {
+  const std::int64_t edge = square_edge(budget, element, 1);
+  const std::int64_t deep = square_edge(budget, element, 8) / 2;
+  return {{"square", edge, edge, edge, Transpose::NO},
+          {"large_k", deep, deep, 16 * deep, Transpose::NO},
+          {"transposed_a", edge, edge, edge, Transpose::YES}};
+}
+
+std::int64_t gemm_wide_edge(std::size_t budget, std::int64_t m, std::size_t element) {
+  std::int64_t wide = 4096;
+  while (wide > 64 && !fits(budget, {"", m, wide, wide, Transpose::NO}, element)) wide /= 2;
+  return wide;
+}
+
+GemmShapeFamily gemm_streamed_depth_family(std::size_t budget, std::size_t element) {
+  const std::int64_t wide = gemm_wide_edge(budget, 8, element);
+  return {"skinny_m", 8, wide, wide, Transpose::NO};
+}
+
+std::int64_t gemm_skinny_limit_wide(std::size_t budget, std::size_t element) {
+  return std::min<std::int64_t>(gemm_wide_edge(budget, 64, element), 2048);
+}
+
+}  // namespace tunekit::cpu
