@@ -12,6 +12,7 @@
 //   --tk_kernels=Abs,Add,Gemm  --tk_types=float,double  (default: every key)
 //   --tk_time_budget=<s per key, 10>  --tk_memory_mib=<512>   (the calibration's budgets)
 //   --tk_repetitions=<7>  --tk_min_sample_ms=<2>   (timing of each comparison)
+//   --tk_settle_ms=<10>   pause (then 3 untimed runs) whenever the timed configuration changes
 //   --tk_fail_on_slower   exit 1 when a row is SLOWER beyond noise (off by
 //                         default: shared machines are noisy)
 // Exit 1 when calibration or a kernel run fails, 2 on bad flags.
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "calibrated_vs_default_comparisons.hpp"
@@ -46,6 +48,7 @@ struct Flags {
   std::size_t memory_mib = 512;
   int repetitions = 7;
   double min_sample_ms = 2.0;
+  double settle_ms = 10.0;
   bool fail_on_slower = false;
 };
 
@@ -90,6 +93,8 @@ bool parse_flags(int& argc, char** argv, Flags& flags) {
       flags.memory_mib = static_cast<std::size_t>(std::atoll(argv[i] + std::strlen("--tk_memory_mib=")));
     } else if (arg.starts_with("--tk_repetitions=")) {
       flags.repetitions = std::atoi(argv[i] + std::strlen("--tk_repetitions="));
+    } else if (arg.starts_with("--tk_settle_ms=")) {
+      flags.settle_ms = std::atof(argv[i] + std::strlen("--tk_settle_ms="));
     } else if (arg.starts_with("--tk_min_sample_ms=")) {
       flags.min_sample_ms = std::atof(argv[i] + std::strlen("--tk_min_sample_ms="));
     } else if (arg == "--tk_fail_on_slower") {
@@ -139,8 +144,25 @@ Outcome measure_comparison(const Comparison& c, const Flags& flags) {
     out.error = (d.ok() ? k.error() : d.error()).message();
     return out;
   }
+  // The first parallel regions after the team size changes can stall for
+  // milliseconds while the OpenMP runtime rearranges its pool (seen on 2
+  // cores with teams of 8 and 2 alternating), and idle workers spin for a
+  // while after a region. An application runs one configuration, so each
+  // switch waits, then runs the next configuration untimed a few times.
+  int last = -1;
+  const auto settled = [&](int which, measure::BatchedSampler& sampler) -> Result<double> {
+    if (last != which) {
+      if (flags.settle_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(flags.settle_ms));
+      const std::function<Error()>& run = which == 0 ? runs->run_default : runs->run_calibrated;
+      for (int warm = 0; warm < 3; ++warm) {
+        if (Error e = run(); e.is_bad()) return e;
+      }
+    }
+    last = which;
+    return sampler.sample();
+  };
   Result<PairedSamples> samples =
-      interleave([&] { return d->sample(); }, [&] { return k->sample(); }, flags.repetitions);
+      interleave([&] { return settled(0, *d); }, [&] { return settled(1, *k); }, flags.repetitions);
   if (!samples.ok()) {
     out.error = samples.error().message();
     return out;

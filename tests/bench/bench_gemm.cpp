@@ -4,7 +4,11 @@
 // (256 x 256 x 8192) and A transposed at 1024. Each benchmark times the three
 // libraries the same way (best of repeated batches) and reports GFLOP/s of
 // each and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
-// mean of the ratios is printed at the end. --tk_min_time=<s> sets the
+// mean of the ratios is printed at the end. tunekit runs with the
+// configuration a tuning session resolves on this machine (tunekit_cpu's
+// committed profiles and the calibration cache, --tk_cache=<file> or the
+// default cache path); where that is not the portable default, the default
+// is timed too (tunekit_default_GFLOPs, tuned_vs_default). --tk_min_time=<s> sets the
 // length of one timed batch (default 0.2 s); --tk_path=packed|streamed
 // forces tunekit's path (default: the one its configuration chooses). Other benchmark flags are
 // Google Benchmark's (--benchmark_filter=square_256).
@@ -23,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -30,6 +35,9 @@
 
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/isa.hpp"
+#include "tunekit/cpu/register.hpp"
+#include "tunekit/tuning/kernel_tuning_cache.hpp"
+#include "tunekit/tuning/tuning_session.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
 
 namespace {
@@ -38,6 +46,14 @@ using tunekit::cpu::Transpose;
 
 double g_batch_seconds = 0.2;
 tunekit::cpu::GemmPath g_path = tunekit::cpu::GemmPath::AUTO;
+// The resolved (tuned) configuration of each type; the portable default when nothing applies.
+tunekit::cpu::GemmPackedTuning g_tuned_float, g_tuned_double;
+bool g_float_is_default = true, g_double_is_default = true;
+
+template <typename T>
+const tunekit::cpu::GemmPackedTuning& tuned() {
+  return sizeof(T) == 4 ? g_tuned_float : g_tuned_double;
+}
 std::map<std::string, double> g_ratios;  // benchmark name -> ratio
 
 struct GemmShape {
@@ -76,8 +92,8 @@ Operands<T> make(const GemmShape& s) {
 }
 
 template <typename T>
-void run_tunekit(const GemmShape& s, Operands<T>& x, int threads) {
-  tunekit::Error e = tunekit::cpu::GemmKernel().run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n,
+void run_tunekit(const GemmShape& s, Operands<T>& x, int threads, const tunekit::cpu::GemmPackedTuning& config) {
+  tunekit::Error e = tunekit::cpu::GemmKernel(config).run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n,
                                                     s.k, T(1), x.a.data(), x.lda, x.b.data(), x.ldb, T(0),
                                                     x.c.data(), x.ldc, g_path, threads);
   if (e.is_bad()) std::fprintf(stderr, "tunekit Gemm: %s\n", e.message().c_str());
@@ -138,7 +154,13 @@ void bench(benchmark::State& state, const GemmShape& s, int threads, const std::
   // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
   const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(250)); };
   settle();
-  const double tunekit = flops / seconds_per_call([&] { run_tunekit(s, x, threads); }) * 1e-9;
+  const tunekit::cpu::GemmPackedTuning& config = tuned<T>();
+  const double tunekit = flops / seconds_per_call([&] { run_tunekit(s, x, threads, config); }) * 1e-9;
+  double tunekit_default = tunekit;
+  if (!(sizeof(T) == 4 ? g_float_is_default : g_double_is_default)) {
+    settle();
+    tunekit_default = flops / seconds_per_call([&] { run_tunekit(s, x, threads, {}); }) * 1e-9;
+  }
   settle();
   bli_thread_set_num_threads(threads);
   const double blis = flops / seconds_per_call([&] { run_blis(s, x); }) * 1e-9;
@@ -148,23 +170,56 @@ void bench(benchmark::State& state, const GemmShape& s, int threads, const std::
   openblas_set_num_threads(1);
   settle();
   for (auto _ : state) {
-    run_tunekit(s, x, threads);
+    run_tunekit(s, x, threads, config);
     benchmark::DoNotOptimize(x.c.data());
   }
   const double ratio = tunekit / std::max(openblas, blis);
   state.counters["tunekit_GFLOPs"] = tunekit;
+  state.counters["tunekit_default_GFLOPs"] = tunekit_default;
+  state.counters["tuned_vs_default"] = tunekit / tunekit_default;
   state.counters["openblas_GFLOPs"] = openblas;
   state.counters["blis_GFLOPs"] = blis;
   state.counters["ratio"] = ratio;
   g_ratios[name] = ratio;
 }
 
+// Registers tunekit_cpu (schemas, committed profiles), loads the calibration
+// cache (read only; a missing file is fine) and resolves both Gemm keys in
+// one session, printing where each configuration came from.
+tunekit::Error resolve_tuned_configurations(const std::optional<std::string>& cache_path) {
+  namespace tuning = tunekit::tuning;
+  tunekit::cpu::register_tunekit_cpu();
+  tuning::KernelTuningCacheOptions options;
+  options.read_only = true;
+  if (cache_path) options.path = *cache_path;
+  const tuning::KernelTuningCacheLoadReport loaded = tuning::LoadKernelTuningCache({}, options);
+  std::printf("calibration cache: %s\n", loaded.summary().c_str());
+  auto session = tuning::TuningSession::create();
+  if (!session.ok()) return session.error();
+  for (tunekit::DataType type : {tunekit::DataType::FLOAT, tunekit::DataType::DOUBLE}) {
+    const tuning::KernelTuningKey key = tunekit::cpu::gemm_key(type);
+    auto config = session->try_configure(tunekit::cpu::gemm_packed_binding(), key);
+    if (!config.ok()) return config.error();
+    (type == tunekit::DataType::FLOAT ? g_tuned_float : g_tuned_double) = *config;
+    const tuning::Resolution resolution = session->resolve(key);
+    (type == tunekit::DataType::FLOAT ? g_float_is_default : g_double_is_default) =
+        resolution.source == tuning::ResolutionSource::PORTABLE_DEFAULT;
+    std::printf("tunekit %s: %s%s%s\n", std::string(tunekit::core::to_string(type)).c_str(),
+                std::string(tuning::to_string(resolution.source)).c_str(),
+                resolution.profile_name.empty() ? "" : " ", resolution.profile_name.c_str());
+  }
+  return tunekit::Error::ok();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::optional<std::string> cache_path;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--tk_min_time=", 14) == 0) {
+    if (std::strncmp(argv[i], "--tk_cache=", 11) == 0) {
+      cache_path = argv[i] + 11;
+    } else if (std::strncmp(argv[i], "--tk_min_time=", 14) == 0) {
       g_batch_seconds = std::atof(argv[i] + 14);
     } else if (std::strcmp(argv[i], "--tk_path=packed") == 0) {
       g_path = tunekit::cpu::GemmPath::PACKED;
@@ -184,6 +239,10 @@ int main(int argc, char** argv) {
   // Debian 12's 0.3.21). OPENBLAS_CORETYPE=SkylakeX (or Zen, Haswell) before
   // the run gives it its real kernels; the core it uses is printed here.
   std::printf("OpenBLAS core: %s (%s)\n", openblas_get_corename(), openblas_get_config());
+  if (tunekit::Error e = resolve_tuned_configurations(cache_path); e.is_bad()) {
+    std::fprintf(stderr, "bench_gemm: %s\n", e.message().c_str());
+    return 1;
+  }
   for (const GemmShape& s : kShapes) {
     for (int threads : {1, 2}) {
       for (bool is_float : {true, false}) {
