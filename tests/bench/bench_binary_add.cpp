@@ -3,11 +3,12 @@
 // every iteration of one benchmark so that the ratio compares runs under the
 // same machine state. Counters: each one's bandwidth in GB/s (two streams
 // read, one written: 12 bytes per element) and add_vs_triad, the triad's
-// time over Add's (goal: at least 0.90).
+// time over Add's (goal: at least 0.90). Then Pow against powf (below).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
 #include "tunekit/cpu/binary_elementwise.hpp"
@@ -67,6 +68,45 @@ void BM_AddVsTriad(benchmark::State& state) {
   state.counters["threads"] = threads;
 }
 BENCHMARK(BM_AddVsTriad)->Arg(std::int64_t{1} << 25)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Pow on floats, one thread, against the C library's powf in a plain loop
+// over the same operands (bases in (0, 40], exponents in [-8, 8]); both in
+// every iteration. Counter pow_vs_powf: powf's time over Pow's.
+void BM_PowVsPowf(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Tensor x = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
+  Tensor y = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
+  Tensor out = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
+  for (std::int64_t i = 0; i < n; ++i) {
+    x.as<float>()[i] = 40.0f * static_cast<float>((i * 7919) % 10007 + 1) / 10007.0f;
+    y.as<float>()[i] = 16.0f * static_cast<float>((i * 104729) % 10009) / 10009.0f - 8.0f;
+  }
+  const tunekit::cpu::BinaryElementwiseKernel pow(tunekit::cpu::BinaryOp::POW, {});
+  double pow_seconds = 0.0;
+  double powf_seconds = 0.0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    const float* xs = x.as<float>();
+    const float* ys = y.as<float>();
+    float* o = out.as<float>();
+    for (std::int64_t i = 0; i < n; ++i) o[i] = std::pow(xs[i], ys[i]);
+    benchmark::ClobberMemory();
+    const auto t1 = Clock::now();
+    if (pow.run(x, y, out, tunekit::cpu::ExecutionPath::SERIAL_SIMD).is_bad()) {
+      state.SkipWithError("Pow failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+    const auto t2 = Clock::now();
+    const double pow_s = std::chrono::duration<double>(t2 - t1).count();
+    pow_seconds += pow_s;
+    powf_seconds += std::chrono::duration<double>(t1 - t0).count();
+    state.SetIterationTime(pow_s);
+  }
+  state.counters["ns_per_element"] = pow_seconds / static_cast<double>(n * state.iterations()) * 1e9;
+  state.counters["pow_vs_powf"] = powf_seconds / pow_seconds;
+}
+BENCHMARK(BM_PowVsPowf)->Arg(std::int64_t{1} << 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

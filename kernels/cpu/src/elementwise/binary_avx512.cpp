@@ -3,12 +3,14 @@
 // Compiled with -mavx512f/bw/vl/dq (kernels/cpu/CMakeLists.txt); run only
 // when active_isa() says so.
 #include "binary_loops.hpp"
+#include "unary_paths.hpp"
 
 #if defined(TUNEKIT_CPU_X86_PATHS)
 #include <immintrin.h>
 
 #define TK_BINARY_LOOP _Pragma("omp simd")
 #define TK_BINARY_ENTRY binary_segment_avx512
+#define TK_BINARY_POW_FLOAT tunekit::cpu::detail::pow_float_avx512
 
 namespace {
 

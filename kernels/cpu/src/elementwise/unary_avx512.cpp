@@ -203,6 +203,29 @@ void unary_avx512(UnaryOp op, DataType type, const void* in, void* out, std::int
   }
 }
 
+void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
+                      std::int64_t n) noexcept {
+  for (std::int64_t i = 0; i < n; i += 8) {
+    const std::int64_t count = n - i < 8 ? n - i : 8;
+    const auto lanes = static_cast<__mmask8>((1u << count) - 1u);
+    const __m256 x8 = a_step != 0 ? _mm256_maskz_loadu_ps(lanes, a + i) : _mm256_set1_ps(a[0]);
+    const __m256 y8 = b_step != 0 ? _mm256_maskz_loadu_ps(lanes, b + i) : _mm256_set1_ps(b[0]);
+    const __m512d x = _mm512_cvtps_pd(x8);
+    const __m512d y = _mm512_cvtps_pd(y8);
+    const __m512d inf = _mm512_set1_pd(__builtin_inf());
+    const __mmask8 regular = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
+                             _mm512_cmp_pd_mask(x, inf, _CMP_LT_OQ) &
+                             _mm512_cmp_pd_mask(F64::abs(y), inf, _CMP_LT_OQ) & lanes;
+    const __m512d r = vexp<F64>(_mm512_mul_pd(y, vlog<F64>(x)));
+    _mm256_mask_storeu_ps(out + i, lanes, _mm512_cvtpd_ps(r));
+    if (regular != lanes) {
+      for (std::int64_t j = 0; j < count; ++j) {
+        if (!((regular >> j) & 1u)) out[i + j] = __builtin_powf(a[a_step != 0 ? i + j : 0], b[b_step != 0 ? i + j : 0]);
+      }
+    }
+  }
+}
+
 void widen_halves_avx512(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
   const bool brain = type == DataType::BFLOAT16;
   std::int64_t i = 0;

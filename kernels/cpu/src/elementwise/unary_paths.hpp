@@ -18,6 +18,16 @@ void unary_portable(UnaryOp op, core::DataType type, const void* in, void* out, 
 void unary_avx2(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 
+// out[i] = pow(a[i], b[i]) for float (a step of 0 repeats the operand's
+// first element), computed in double from the double Log and Exp of
+// unary_math.inl and rounded once to float: lanes with a positive finite
+// base and a finite exponent take the vector path, every other lane (the
+// special cases of pow: zero, negative or infinite bases, infinite or NaN
+// exponents) the C library's powf. For the binary kernels' Pow, AVX-512
+// only: with 4 double lanes (AVX2) it was 4 times slower than powf.
+void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
+                      std::int64_t n) noexcept;
+
 // FLOAT16 or BFLOAT16 (`type`, 16-bit patterns) to float, exactly, and float
 // to `type` with the unary kernels' rounding (nearest even, NaN stays NaN):
 // the conversions of the widening Gemm, one set per instruction-set path.
