@@ -61,12 +61,6 @@ struct F32 {
     const __m256i m = _mm256_and_si256(_mm256_castps_si256(a), _mm256_set1_epi32(0x007FFFFF));
     return _mm256_castsi256_ps(_mm256_or_si256(m, _mm256_set1_epi32(0x3F800000)));
   }
-  static V erf(V a) {
-    alignas(32) float lanes[kLanes];
-    _mm256_store_ps(lanes, a);
-    for (float& x : lanes) x = ::erff(x);
-    return _mm256_load_ps(lanes);
-  }
 };
 
 struct F64 {
@@ -104,12 +98,6 @@ struct F64 {
   static V mantissa(V a) {
     const __m256i m = _mm256_and_si256(_mm256_castpd_si256(a), _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL));
     return _mm256_castsi256_pd(_mm256_or_si256(m, _mm256_set1_epi64x(0x3FF0000000000000LL)));
-  }
-  static V erf(V a) {
-    alignas(32) double lanes[kLanes];
-    _mm256_store_pd(lanes, a);
-    for (double& x : lanes) x = ::erf(x);
-    return _mm256_load_pd(lanes);
   }
 };
 

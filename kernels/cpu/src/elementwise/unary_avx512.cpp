@@ -62,12 +62,6 @@ struct F32 {
     const __m512i m = _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x007FFFFF));
     return _mm512_castsi512_ps(_mm512_or_si512(m, _mm512_set1_epi32(0x3F800000)));
   }
-  static V erf(V a) {
-    alignas(64) float lanes[kLanes];
-    _mm512_store_ps(lanes, a);
-    for (float& x : lanes) x = ::erff(x);
-    return _mm512_load_ps(lanes);
-  }
 };
 
 struct F64 {
@@ -105,12 +99,6 @@ struct F64 {
   static V mantissa(V a) {
     const __m512i m = _mm512_and_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x000FFFFFFFFFFFFFLL));
     return _mm512_castsi512_pd(_mm512_or_si512(m, _mm512_set1_epi64(0x3FF0000000000000LL)));
-  }
-  static V erf(V a) {
-    alignas(64) double lanes[kLanes];
-    _mm512_store_pd(lanes, a);
-    for (double& x : lanes) x = ::erf(x);
-    return _mm512_load_pd(lanes);
   }
 };
 

@@ -87,13 +87,6 @@ struct Scalar {
     return std::bit_cast<V>((std::bit_cast<typename B::U>(a) & B::kMantissaMask) |
                             (B::kBias << B::kMantissa));
   }
-  static V erf(V a) {
-    if constexpr (sizeof(T) == 4) {
-      return ::erff(a);
-    } else {
-      return ::erf(a);
-    }
-  }
 };
 
 #include "unary_math.inl"
