@@ -159,8 +159,10 @@ Error compare_tensors(const Tensor& expected, const Tensor& actual, double toler
   for (std::int64_t i = 0; i < expected.size(); ++i) {
     const double e = expected.element(i);
     const double a = actual.element(i);
-    const bool both_nan = std::isnan(e) && std::isnan(a);
-    if (!both_nan && !(std::fabs(e - a) <= tolerance * std::max(1.0, std::fabs(e)))) {
+    // Equal values match first: equal infinities differ by NaN. An infinity
+    // matches only itself (a relative tolerance of one admits anything).
+    if (e == a || (std::isnan(e) && std::isnan(a))) continue;
+    if (std::isinf(e) || std::isinf(a) || !(std::fabs(e - a) <= tolerance * std::max(1.0, std::fabs(e)))) {
       return {ErrorCode::EXECUTION_FAILED,
               fmt::format("wrong result at element {}: expected {}, got {}", i, e, a)};
     }

@@ -105,5 +105,20 @@ TEST(CompareTensors, NamesTheFirstDifferenceAndCatchesPoison) {
   EXPECT_TRUE(compare_tensors(*a, *b, 10.0).is_good());  // within a loose tolerance
 }
 
+TEST(CompareTensors, EqualInfinitiesMatchAndOtherInfinitiesDoNot) {
+  auto a = RandnTensor(DataType::FLOAT, {4}, 2);
+  auto b = RandnTensor(DataType::FLOAT, {4}, 2);
+  a->as<float>()[1] = b->as<float>()[1] = INFINITY;
+  a->as<float>()[2] = b->as<float>()[2] = -INFINITY;
+  EXPECT_TRUE(compare_tensors(*a, *b).is_good());
+  EXPECT_TRUE(compare_tensors(*a, *b, 0.5).is_good());
+  b->as<float>()[2] = INFINITY;
+  EXPECT_TRUE(compare_tensors(*a, *b, 0.5).is_bad());
+  b->as<float>()[2] = 3.0e38f;
+  Error e = compare_tensors(*a, *b, 0.5);
+  ASSERT_TRUE(e.is_bad());
+  EXPECT_NE(e.message().find("wrong result at element 2"), std::string::npos) << e.message();
+}
+
 }  // namespace
 }  // namespace tunekit::tuning

@@ -56,7 +56,9 @@ class BinaryElementwiseKernel {
   // output's shape is not their broadcast, or for an unsupported type. The
   // path is chosen from the output size unless forced; `threads` caps the
   // parallel path (0: the configuration's maximum_threads). Every path gives
-  // the same bits.
+  // the same bits, but float Pow (and the 16-bit types' through it): the
+  // AVX-512 SIMD paths compute it in double (0.51 ULP), the others with powf
+  // (1 ULP), so they may differ by one ulp; serial and parallel SIMD agree.
   Error run(const tuning::Tensor& a, const tuning::Tensor& b, tuning::Tensor& output,
             ExecutionPath path = ExecutionPath::AUTO, int threads = 0) const;
 
