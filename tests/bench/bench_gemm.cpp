@@ -3,7 +3,8 @@
 // 2048; skinny M (8 x 4096 x 4096); tall skinny N (4096 x 64 x 256); large K
 // (256 x 256 x 8192) and A transposed at 1024. Each benchmark times the three
 // libraries the same way (best of repeated batches) and reports GFLOP/s of
-// each and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
+// each (best batch of three rounds in which every library runs in turn) and
+// ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
 // mean of the ratios is printed at the end. tunekit runs with the
 // configuration a tuning session resolves on this machine (tunekit_cpu's
 // committed profiles and the calibration cache, --tk_cache=<file> or the
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -126,49 +128,64 @@ void run_blis(const GemmShape& s, Operands<T>& x) {
   }
 }
 
-// Seconds per call: best of three batches of at least g_batch_seconds, after a warm-up call.
+// Seconds per call of one batch: a warm-up call, then calls for at least g_batch_seconds.
 template <typename F>
-double seconds_per_call(F&& call) {
+double batch_seconds_per_call(F&& call) {
   call();
-  double best = 1e300;
-  for (int repeat = 0; repeat < 3; ++repeat) {
-    const auto start = std::chrono::steady_clock::now();
-    std::int64_t calls = 0;
-    double elapsed = 0;
-    do {
-      call();
-      ++calls;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } while (elapsed < g_batch_seconds);
-    best = std::min(best, elapsed / static_cast<double>(calls));
+  const auto start = std::chrono::steady_clock::now();
+  std::int64_t calls = 0;
+  double elapsed = 0;
+  do {
+    call();
+    ++calls;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (elapsed < g_batch_seconds);
+  return elapsed / static_cast<double>(calls);
+}
+
+// One library (or configuration) in the comparison: `enter` and `leave` set
+// its thread count around its turn.
+struct Contender {
+  std::function<void()> call;
+  std::function<void()> enter = [] {};
+  std::function<void()> leave = [] {};
+  double best_seconds = 1e300;
+};
+
+// Three rounds in which every contender runs one batch in turn, each after a
+// pause (idle workers of one library spin for a while after its last call and
+// would take cores from the next); the best batch of each counts. Rounds, not
+// three batches in a row each, so that a slow phase of a shared machine (or
+// the clock ramping up) does not fall on whichever runs first.
+void run_rounds(std::vector<Contender>& contenders) {
+  for (int round = 0; round < 3; ++round) {
+    for (Contender& c : contenders) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      c.enter();
+      c.best_seconds = std::min(c.best_seconds, batch_seconds_per_call(c.call));
+      c.leave();
+    }
   }
-  return best;
 }
 
 template <typename T>
 void bench(benchmark::State& state, const GemmShape& s, int threads, const std::string& name) {
   Operands<T> x = make<T>(s);
   const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-  // Idle workers of one library spin for a while after its last call and
-  // take cores from the next one: each library runs after a pause, and
-  // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
-  const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(250)); };
-  settle();
   const tunekit::cpu::GemmPackedTuning& config = tuned<T>();
-  const double tunekit = flops / seconds_per_call([&] { run_tunekit(s, x, threads, config); }) * 1e-9;
-  double tunekit_default = tunekit;
-  if (!(sizeof(T) == 4 ? g_float_is_default : g_double_is_default)) {
-    settle();
-    tunekit_default = flops / seconds_per_call([&] { run_tunekit(s, x, threads, {}); }) * 1e-9;
-  }
-  settle();
-  bli_thread_set_num_threads(threads);
-  const double blis = flops / seconds_per_call([&] { run_blis(s, x); }) * 1e-9;
-  settle();
-  openblas_set_num_threads(threads);
-  const double openblas = flops / seconds_per_call([&] { run_openblas(s, x); }) * 1e-9;
-  openblas_set_num_threads(1);
-  settle();
+  const bool tuned_is_default = sizeof(T) == 4 ? g_float_is_default : g_double_is_default;
+  // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
+  std::vector<Contender> contenders = {
+      {[&] { run_tunekit(s, x, threads, config); }},
+      {[&] { run_blis(s, x); }, [&] { bli_thread_set_num_threads(threads); }},
+      {[&] { run_openblas(s, x); }, [&] { openblas_set_num_threads(threads); }, [] { openblas_set_num_threads(1); }}};
+  if (!tuned_is_default) contenders.push_back({[&] { run_tunekit(s, x, threads, {}); }});
+  run_rounds(contenders);
+  const double tunekit = flops / contenders[0].best_seconds * 1e-9;
+  const double blis = flops / contenders[1].best_seconds * 1e-9;
+  const double openblas = flops / contenders[2].best_seconds * 1e-9;
+  const double tunekit_default = tuned_is_default ? tunekit : flops / contenders[3].best_seconds * 1e-9;
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
   for (auto _ : state) {
     run_tunekit(s, x, threads, config);
     benchmark::DoNotOptimize(x.c.data());
