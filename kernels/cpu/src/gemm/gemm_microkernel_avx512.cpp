@@ -37,61 +37,7 @@ struct F64 {
   static void store(T* p, V v) { _mm512_storeu_pd(p, v); }
 };
 
-template <typename S>
-void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std::int64_t rs_b, typename S::T* c,
-            std::int64_t ldc, typename S::T alpha, typename S::T beta, std::int64_t rows) {
-  using V = typename S::V;
-  constexpr int L = S::kLanes;
-  V c0[kMr], c1[kMr];
-#pragma GCC unroll 12
-  for (int i = 0; i < kMr; ++i) {
-    c0[i] = S::zero();
-    c1[i] = S::zero();
-  }
-#pragma GCC unroll 4
-  for (std::int64_t p = 0; p < k; ++p) {
-    // B rows further down the panel: a streamed B (rs_b = ldb) is not contiguous.
-    _mm_prefetch(reinterpret_cast<const char*>(b + 32 * rs_b), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 32 * rs_b + L), _MM_HINT_T0);
-    const V b0 = S::load(b);
-    const V b1 = S::load(b + L);
-#pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
-      const V ai = S::set1(a[i]);
-      c0[i] = S::fma(ai, b0, c0[i]);
-      c1[i] = S::fma(ai, b1, c1[i]);
-    }
-    a += kMr;
-    b += rs_b;
-  }
-  const V va = S::set1(alpha);
-  if (beta == typename S::T(0)) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
-      if (i >= rows) break;
-      S::store(c + i * ldc, S::mul(va, c0[i]));
-      S::store(c + i * ldc + L, S::mul(va, c1[i]));
-    }
-  } else {
-    const V vb = S::set1(beta);
-#pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
-      if (i >= rows) break;
-      typename S::T* row = c + i * ldc;
-      S::store(row, S::fma(va, c0[i], S::mul(vb, S::load(row))));
-      S::store(row + L, S::fma(va, c1[i], S::mul(vb, S::load(row + L))));
-    }
-  }
-}
-
-void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
-                float alpha, float beta, std::int64_t rows) {
-  kernel<F32>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
-}
-void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
-                double alpha, double beta, std::int64_t rows) {
-  kernel<F64>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
-}
+#include "gemm_microkernel.inl"
 
 }  // namespace
 
