@@ -42,16 +42,25 @@ thread_local gd::Workspace t_wide_a;
 thread_local gd::Workspace t_wide_b;
 thread_local gd::Workspace t_wide_c;
 
-// Calls f(row, first column, count) for the part [begin, end) of the
-// elements of a rows x cols matrix, in row-major order.
+// Calls f(row, first column, count) over every run of a rows x cols
+// matrix's elements, split into `team` equal parts by element (row-major),
+// each part on its own thread.
 template <typename F>
-void for_each_run(std::int64_t cols, std::int64_t begin, std::int64_t end, F&& f) {
-  while (begin < end) {
-    const std::int64_t row = begin / cols;
-    const std::int64_t col = begin % cols;
-    const std::int64_t count = std::min(cols - col, end - begin);
-    f(row, col, count);
-    begin += count;
+void for_each_run(std::int64_t rows, std::int64_t cols, int team, F&& f) {
+  const std::int64_t elements = rows * cols;
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    const std::int64_t parts = omp_get_num_threads();
+    const std::int64_t me = omp_get_thread_num();
+    std::int64_t begin = elements * me / parts;
+    const std::int64_t end = elements * (me + 1) / parts;
+    while (begin < end) {
+      const std::int64_t row = begin / cols;
+      const std::int64_t col = begin % cols;
+      const std::int64_t count = std::min(cols - col, end - begin);
+      f(row, col, count);
+      begin += count;
+    }
   }
 }
 
@@ -67,31 +76,17 @@ float* buffer(gd::Workspace& workspace, std::int64_t elements, Error& error) {
 void gemm_detail::widen_matrix(DataType type, const std::uint16_t* src, std::int64_t rows, std::int64_t cols,
                                std::int64_t ld, float* dst, int team) {
   const Conversions cv = conversions();
-  const std::int64_t elements = rows * cols;
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const std::int64_t parts = omp_get_num_threads();
-    const std::int64_t me = omp_get_thread_num();
-    for_each_run(cols, elements * me / parts, elements * (me + 1) / parts,
-                 [&](std::int64_t row, std::int64_t col, std::int64_t count) {
-                   cv.widen(type, src + row * ld + col, dst + row * cols + col, count);
-                 });
-  }
+  for_each_run(rows, cols, team, [&](std::int64_t row, std::int64_t col, std::int64_t count) {
+    cv.widen(type, src + row * ld + col, dst + row * cols + col, count);
+  });
 }
 
 void gemm_detail::narrow_matrix(DataType type, const float* src, std::int64_t rows, std::int64_t cols,
                                 std::uint16_t* dst, std::int64_t ld, int team) {
   const Conversions cv = conversions();
-  const std::int64_t elements = rows * cols;
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const std::int64_t parts = omp_get_num_threads();
-    const std::int64_t me = omp_get_thread_num();
-    for_each_run(cols, elements * me / parts, elements * (me + 1) / parts,
-                 [&](std::int64_t row, std::int64_t col, std::int64_t count) {
-                   cv.narrow(type, src + row * cols + col, dst + row * ld + col, count);
-                 });
-  }
+  for_each_run(rows, cols, team, [&](std::int64_t row, std::int64_t col, std::int64_t count) {
+    cv.narrow(type, src + row * cols + col, dst + row * ld + col, count);
+  });
 }
 
 int GemmKernel::conversion_threads(std::int64_t elements, int maximum) const noexcept {
