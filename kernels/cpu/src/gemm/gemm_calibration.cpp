@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "team_crossover.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/gemm_shape_families.hpp"
 #include "tunekit/cpu/isa.hpp"
@@ -362,9 +363,7 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
   always_parallel.parallel_fmas_per_work_unit = 1;
   always_parallel.parallel_minimum_tasks = 1;
   const std::int64_t minimum_tasks = std::max<std::int64_t>(config.parallel_minimum_tasks, 1);
-  double serial_until = 0;   // multiply-adds of the last cube one thread won (0: none)
-  double parallel_from = 0;  // of the first cube of the team's current winning run
-  int team_wins = 0;
+  gemm_detail::TeamCrossover search(context.options.required_margin);
   for (std::int64_t edge : {16, 24, 32, 48, 64, 96, 128, 192, 256, 384}) {
     if (!context.budget.time_left()) {
       context.reporter.note(fmt::format("time budget spent before the parallel cube {}", edge));
@@ -378,21 +377,15 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
     const std::optional<double> team = time_checked<T>(context, parameter, fmt::format("{} threads {}", threads, shape),
                                                        GemmKernel(always_parallel), *x, GemmPath::AUTO, threads);
     if (!one || !team) break;
-    const double fmas = static_cast<double>(edge * edge * edge);
-    if (*team < *one * (1.0 - context.options.required_margin)) {
-      if (team_wins++ == 0) parallel_from = fmas;
-      if (team_wins == 2) break;
-    } else {
-      team_wins = 0;
-      serial_until = fmas;
-    }
+    if (search.record(static_cast<double>(edge * edge * edge), *one, *team)) break;
   }
-  if (team_wins < 2) {
+  const std::optional<double> found = search.crossover();
+  if (!found) {
     context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
                             "portable default kept: the team never won twice in a row");
     return;
   }
-  const double crossover = serial_until > 0 ? std::sqrt(serial_until * parallel_from) : parallel_from;
+  const double crossover = *found;
   const auto per_unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover) / minimum_tasks);
   values.values[parameter] = per_unit;
   context.reporter.select(parameter, per_unit,

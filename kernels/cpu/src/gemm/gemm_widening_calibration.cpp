@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <optional>
 #include <vector>
 
+#include "team_crossover.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/measure/statistics.hpp"
@@ -87,9 +87,7 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   serial.conversion_parallel_minimum_elements = std::int64_t{1} << 62;
   parallel.conversion_parallel_minimum_elements = 1;
   const GemmKernel serial_kernel(GemmPackedTuning{}, serial), parallel_kernel(GemmPackedTuning{}, parallel);
-  double serial_until = 0;   // elements of a matrix of the last square where serial conversions won (0: none)
-  double parallel_from = 0;  // of the first square of the current winning run of parallel conversions
-  int parallel_wins = 0;
+  gemm_detail::TeamCrossover search(options.required_margin);  // sizes: elements of one matrix
   for (std::int64_t edge : {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}) {
     // A, B, C and a copy of C, 2 bytes each.
     if (!context.budget.fits_memory(static_cast<std::size_t>(edge * edge) * 8)) break;
@@ -122,22 +120,15 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
     const std::optional<double> team = timed(context, parameter, "parallel conversions " + shape, type,
                                              parallel_kernel, *x, threads);
     if (!one || !team) break;
-    const auto elements = static_cast<double>(edge * edge);
-    if (*team < *one * (1.0 - options.required_margin)) {
-      if (parallel_wins++ == 0) parallel_from = elements;
-      if (parallel_wins == 2) break;
-    } else {
-      parallel_wins = 0;
-      serial_until = elements;
-    }
+    if (search.record(static_cast<double>(edge * edge), *one, *team)) break;
   }
-  if (parallel_wins < 2) {
+  const std::optional<double> crossover = search.crossover();
+  if (!crossover) {
     context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
                             "portable default kept: parallel conversions never won twice in a row");
     return values;
   }
-  const double crossover = serial_until > 0 ? std::sqrt(serial_until * parallel_from) : parallel_from;
-  const auto threshold = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover));
+  const auto threshold = std::max<std::int64_t>(1, static_cast<std::int64_t>(*crossover));
   values.values[parameter] = threshold;
   context.reporter.select(parameter, threshold,
                           fmt::format("parallel conversions faster by {:.0f}% inside the square product from "
