@@ -76,17 +76,16 @@ std::vector<std::pair<std::int64_t, bool>> elementwise_sizes(const std::string& 
 
 std::string size_text(std::int64_t n, bool same) { return fmt::format("n={}{}", n, same ? " (same path)" : ""); }
 
-struct UnaryOperands {
-  Tensor input, output;
-};
-
-void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
-  cpu::UnaryElementwiseTuning d, c;
-  if (Error e = cpu::unary_elementwise_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
+// The rows of a unary or binary key: `prepare(d, c, n)` gives the comparison
+// of the default configuration d and the calibrated one c at n elements.
+template <typename Config, typename Prepare>
+void add_elementwise(Builder& b, const tuning::TuningBinding<Config>& binding,
+                     const tuning::KernelTuningParameters& calibrated, Prepare prepare) {
+  Config d, c;
+  if (Error e = binding.try_validate_and_apply(c, calibrated); e.is_bad()) {
     for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
     return;
   }
-  const DataType type = calibrated.key.element_type;
   for (const auto& [name, value] : b.defaults.values) {
     if (!b.differs(name)) {
       b.kept(name);
@@ -95,20 +94,32 @@ void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters
     const auto sizes = elementwise_sizes(name, d, c);
     if (sizes.empty()) b.untimed(name, kNoFamily);
     for (const auto& [n, same] : sizes) {
-      b.timed(name, b.default_text(name), b.calibrated_text(name), size_text(n, same),
-              [op, d, c, type, n = n, seed]() -> Result<ComparisonRuns> {
-                auto input = tuning::RandnTensor(type, {n}, seed);
-                auto output = tuning::EmptyTensor(type, {n});
-                if (!input.ok()) return input.error();
-                if (!output.ok()) return output.error();
-                auto x = std::make_shared<UnaryOperands>(UnaryOperands{std::move(input).value(),
-                                                                       std::move(output).value()});
-                const cpu::UnaryElementwiseKernel kd(op, d), kc(op, c);
-                return ComparisonRuns{[x, kd] { return kd.run(x->input, x->output); },
-                                      [x, kc] { return kc.run(x->input, x->output); }};
-              });
+      b.timed(name, b.default_text(name), b.calibrated_text(name), size_text(n, same), prepare(d, c, n));
     }
   }
+}
+
+struct UnaryOperands {
+  Tensor input, output;
+};
+
+void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
+  const DataType type = calibrated.key.element_type;
+  add_elementwise(b, cpu::unary_elementwise_binding(), calibrated,
+                  [op, type, seed](const cpu::UnaryElementwiseTuning& d, const cpu::UnaryElementwiseTuning& c,
+                                   std::int64_t n) -> std::function<Result<ComparisonRuns>()> {
+                    return [op, d, c, type, n, seed]() -> Result<ComparisonRuns> {
+                      auto input = tuning::RandnTensor(type, {n}, seed);
+                      auto output = tuning::EmptyTensor(type, {n});
+                      if (!input.ok()) return input.error();
+                      if (!output.ok()) return output.error();
+                      auto x = std::make_shared<UnaryOperands>(
+                          UnaryOperands{std::move(input).value(), std::move(output).value()});
+                      const cpu::UnaryElementwiseKernel kd(op, d), kc(op, c);
+                      return ComparisonRuns{[x, kd] { return kd.run(x->input, x->output); },
+                                            [x, kc] { return kc.run(x->input, x->output); }};
+                    };
+                  });
 }
 
 struct BinaryOperands {
@@ -116,37 +127,26 @@ struct BinaryOperands {
 };
 
 void add_binary(Builder& b, cpu::BinaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
-  cpu::BinaryElementwiseTuning d, c;
-  if (Error e = cpu::binary_elementwise_binding().try_validate_and_apply(c, calibrated); e.is_bad()) {
-    for (const auto& [name, value] : b.defaults.values) b.untimed(name, "not timed: " + e.message());
-    return;
-  }
   const DataType type = calibrated.key.element_type;
   const DataType out_type = cpu::output_type(op, type);
-  for (const auto& [name, value] : b.defaults.values) {
-    if (!b.differs(name)) {
-      b.kept(name);
-      continue;
-    }
-    const auto sizes = elementwise_sizes(name, d, c);
-    if (sizes.empty()) b.untimed(name, kNoFamily);
-    for (const auto& [n, same] : sizes) {
-      b.timed(name, b.default_text(name), b.calibrated_text(name), size_text(n, same),
-              [op, d, c, type, out_type, n = n, seed]() -> Result<ComparisonRuns> {
-                auto x = tuning::RandnTensor(type, {n}, seed);
-                auto y = tuning::RandnTensor(type, {n}, seed + 1);
-                auto output = tuning::EmptyTensor(out_type, {n});
-                if (!x.ok()) return x.error();
-                if (!y.ok()) return y.error();
-                if (!output.ok()) return output.error();
-                auto ops = std::make_shared<BinaryOperands>(
-                    BinaryOperands{std::move(x).value(), std::move(y).value(), std::move(output).value()});
-                const cpu::BinaryElementwiseKernel kd(op, d), kc(op, c);
-                return ComparisonRuns{[ops, kd] { return kd.run(ops->a, ops->b, ops->output); },
-                                      [ops, kc] { return kc.run(ops->a, ops->b, ops->output); }};
-              });
-    }
-  }
+  add_elementwise(b, cpu::binary_elementwise_binding(), calibrated,
+                  [op, type, out_type, seed](const cpu::BinaryElementwiseTuning& d,
+                                             const cpu::BinaryElementwiseTuning& c,
+                                             std::int64_t n) -> std::function<Result<ComparisonRuns>()> {
+                    return [op, d, c, type, out_type, n, seed]() -> Result<ComparisonRuns> {
+                      auto x = tuning::RandnTensor(type, {n}, seed);
+                      auto y = tuning::RandnTensor(type, {n}, seed + 1);
+                      auto output = tuning::EmptyTensor(out_type, {n});
+                      if (!x.ok()) return x.error();
+                      if (!y.ok()) return y.error();
+                      if (!output.ok()) return output.error();
+                      auto ops = std::make_shared<BinaryOperands>(
+                          BinaryOperands{std::move(x).value(), std::move(y).value(), std::move(output).value()});
+                      const cpu::BinaryElementwiseKernel kd(op, d), kc(op, c);
+                      return ComparisonRuns{[ops, kd] { return kd.run(ops->a, ops->b, ops->output); },
+                                            [ops, kc] { return kc.run(ops->a, ops->b, ops->output); }};
+                    };
+                  });
 }
 
 // ---- Gemm -------------------------------------------------------------------------------------
