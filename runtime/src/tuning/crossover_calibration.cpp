@@ -76,6 +76,7 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
   search.minimum_size = spec.minimum_size;
   search.maximum_size = std::max(spec.minimum_size, spec.maximum_size);
   search.margin = context.options.required_margin;
+  if (spec.portable_default > 0) search.preferred_threshold = spec.portable_default;
   Result<CrossoverResult> result =
       find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size); });
   if (!result.ok()) {

@@ -126,9 +126,43 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
       }
     }
   }
-  result.threshold = high;
-  result.reason = fmt::format("the candidate wins from size {} (two consecutive wins by at least {}%)", high,
-                              options.margin * 100);
+  // The confirming size of the lowest pair of wins: every probe at or above
+  // `high` won, and the smallest one above it confirmed `high`.
+  std::int64_t confirmed = high;
+  std::optional<std::int64_t> last_baseline_win;
+  for (const CrossoverProbe& p : result.probes) {
+    if (p.size > high && (confirmed == high || p.size < confirmed)) confirmed = p.size;
+  }
+  // A confirmation far above `high` would give away the sizes between them:
+  // wins in between bring it closer (a loss there keeps the far one).
+  while (static_cast<double>(confirmed) / static_cast<double>(high) > options.refine_ratio && !out_of_probes()) {
+    const std::int64_t middle = geometric_middle(high, confirmed);
+    if (middle <= high || middle >= confirmed) break;
+    Result<ProbeVerdict> verdict = measure_at(middle);
+    if (!verdict.ok()) return verdict.error();
+    if (*verdict != ProbeVerdict::CANDIDATE_WINS) break;
+    confirmed = middle;
+  }
+  for (const CrossoverProbe& p : result.probes) {
+    if (p.verdict == ProbeVerdict::BASELINE_WINS && p.size < confirmed &&
+        (!last_baseline_win || p.size > *last_baseline_win)) {
+      last_baseline_win = p.size;
+    }
+  }
+  const std::optional<std::int64_t>& preferred = options.preferred_threshold;
+  if (preferred && *preferred <= confirmed && (!last_baseline_win || *preferred > *last_baseline_win)) {
+    result.threshold = *preferred;
+    result.reason = fmt::format(
+        "the candidate wins from size {} (two consecutive wins by at least {}%); the preferred threshold {} is kept: "
+        "{}",
+        confirmed, options.margin * 100, *preferred,
+        last_baseline_win ? fmt::format("the baseline last won at {}", *last_baseline_win)
+                          : std::string("the baseline won at no size"));
+    return result;
+  }
+  result.threshold = confirmed;
+  result.reason = fmt::format("the candidate wins from size {} (two consecutive wins by at least {}%, at {} and {})",
+                              confirmed, options.margin * 100, high, confirmed);
   return result;
 }
 

@@ -103,10 +103,12 @@ TEST(CrossoverSearch, ASingleNoisyWinDuringRefinementDoesNotMoveTheThreshold) {
   options.maximum_size = 1 << 16;
   auto result = find_crossover(options, noisy);
   ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->threshold, 1024) << result->reason;
+  EXPECT_EQ(result->threshold, 1218) << result->reason;
   // Bracketing ends with 1024 confirmed at 2048; bisection probes 724, which
-  // wins, and its confirmation at 861 (between 724 and 1024) loses.
-  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861}));
+  // wins, and its confirmation at 861 (between 724 and 1024) loses. The
+  // confirmation of 1024 then moves closer: 1448 and 1218 win.
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861, 1448,
+                                               1218}));
 }
 
 TEST(CrossoverSearch, AConfirmedWinDuringRefinementLowersTheThreshold) {
@@ -120,10 +122,12 @@ TEST(CrossoverSearch, AConfirmedWinDuringRefinementLowersTheThreshold) {
   auto result = find_crossover(options, clean);
   ASSERT_TRUE(result.ok());
   // 724 wins, confirmed at 861: the bound moves to 724; 609 wins, confirmed
-  // at 664: 609, and 609 / 512 is within the refine ratio.
+  // at 664: 609, and 609 / 512 is within the refine ratio. The threshold is
+  // the confirming size, 664: the candidate has won there and below it.
   EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861, 609,
                                                664}));
-  EXPECT_EQ(result->threshold, 609);
+  EXPECT_EQ(result->threshold, 664) << result->reason;
+  EXPECT_EQ(result->reason, "the candidate wins from size 664 (two consecutive wins by at least 5%, at 609 and 664)");
 }
 
 TEST(CrossoverSearch, WinningFromTheMinimumGivesTheMinimum) {
@@ -134,8 +138,68 @@ TEST(CrossoverSearch, WinningFromTheMinimumGivesTheMinimum) {
   options.maximum_size = 1024;
   auto result = find_crossover(options, model.function());
   ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->threshold, 16);
-  EXPECT_EQ(model.probed, (std::vector<std::int64_t>{16, 32}));
+  // 16 wins, confirmed at 32; the confirmation moves to 23, then 19.
+  EXPECT_EQ(result->threshold, 19);
+  EXPECT_EQ(model.probed, (std::vector<std::int64_t>{16, 32, 23, 19}));
+}
+
+TEST(CrossoverSearch, ALossBetweenTheWinsKeepsTheFarConfirmation) {
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction dip = [&](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    const bool wins = size >= 256 && size != 362;
+    return PathTimings{{10, 10, 10, 10, 10}, std::vector<double>(5, wins ? 5.0 : 20.0)};
+  };
+  CrossoverOptions options;
+  options.maximum_size = 1 << 16;
+  auto result = find_crossover(options, dip);
+  ASSERT_TRUE(result.ok());
+  // 256 wins, confirmed at 512; bisection below 256 loses at 181 and 215;
+  // 362, between the two wins, loses: 512 stays the threshold.
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 181, 215, 362}));
+  EXPECT_EQ(result->threshold, 512) << result->reason;
+}
+
+// A candidate that ties the baseline (within the margin) up to 4096 and
+// wins clearly from there; the baseline wins below `baseline_until`.
+CrossoverProbeFunction tie_then_win(std::int64_t baseline_until, std::vector<std::int64_t>& probed) {
+  return [baseline_until, &probed](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    const double candidate = size < baseline_until ? 12.0 : size < 4096 ? 9.8 : 5.0;
+    return PathTimings{{10, 10, 10, 10, 10}, std::vector<double>(5, candidate)};
+  };
+}
+
+TEST(CrossoverSearch, APreferredThresholdInTheTieIsKept) {
+  std::vector<std::int64_t> probed;
+  CrossoverOptions options;
+  options.preferred_threshold = 32;
+  auto result = find_crossover(options, tie_then_win(8, probed));
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->threshold, 32) << result->reason;
+  EXPECT_EQ(result->reason,
+            "the candidate wins from size 4871 (two consecutive wins by at least 5%); the preferred threshold 32 is "
+            "kept: the baseline last won at 4");
+}
+
+TEST(CrossoverSearch, APreferredThresholdWhereTheBaselineWinsMovesToTheCrossover) {
+  std::vector<std::int64_t> probed;
+  CrossoverOptions options;
+  options.preferred_threshold = 32;
+  auto result = find_crossover(options, tie_then_win(100, probed));  // the baseline wins at 32 and 64
+  ASSERT_TRUE(result.ok());
+  EXPECT_GE(*result->threshold, 4096) << result->reason;
+  EXPECT_LE(*result->threshold, 5120) << result->reason;
+}
+
+TEST(CrossoverSearch, APreferredThresholdAboveTheConfirmedWinsMovesDown) {
+  std::vector<std::int64_t> probed;
+  CrossoverOptions options;
+  options.preferred_threshold = 1 << 20;
+  auto result = find_crossover(options, tie_then_win(8, probed));
+  ASSERT_TRUE(result.ok());
+  EXPECT_GE(*result->threshold, 4096) << result->reason;
+  EXPECT_LE(*result->threshold, 5120) << result->reason;
 }
 
 TEST(CrossoverSearch, ProbeErrorsStopTheSearch) {

@@ -1,10 +1,14 @@
-// Finds the smallest problem size at which a candidate path (SIMD, parallel)
-// beats the baseline path, without scanning a grid: sizes double until the
+// Finds the problem size from which a candidate path (SIMD, parallel) beats
+// the baseline path, without scanning a grid: sizes double until the
 // candidate wins twice in a row by the required margin, then bisection
 // refines between the last size it did not win and the first it won, where
 // a win counts only when the next size towards the upper bound confirms it.
-// Overlapping measurements never count as a win, so when nothing is clearly
-// faster the caller keeps its portable default.
+// The threshold is the confirming (larger) size of the lowest two
+// consecutive wins: at the first of them the candidate won once, by little,
+// and a shared machine's noise undoes such a win as often as not. A
+// preferred threshold (the portable default) that no probe contradicts is
+// kept. Overlapping measurements never count as a win, so when nothing is
+// clearly faster the caller keeps its portable default.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +49,10 @@ struct CrossoverOptions {
   double margin = 0.05;
   double refine_ratio = 1.25;  // stop refining when hi / lo is below this
   int maximum_probes = 48;
+  // The threshold in use (the portable default): kept when the probes cannot
+  // tell it from the crossover, that is when it is at most the confirmed
+  // threshold and above every size where the baseline won.
+  std::optional<std::int64_t> preferred_threshold;
 };
 
 // Measures both paths at a size; an error stops the search and is returned
@@ -52,7 +60,7 @@ struct CrossoverOptions {
 using CrossoverProbeFunction = std::function<Result<PathTimings>(std::int64_t size)>;
 
 struct CrossoverResult {
-  std::optional<std::int64_t> threshold;  // smallest size where the candidate wins
+  std::optional<std::int64_t> threshold;  // the candidate's path from this size on
   std::vector<CrossoverProbe> probes;     // in the order they were measured
   std::string reason;                     // why there is or is no threshold
 };
