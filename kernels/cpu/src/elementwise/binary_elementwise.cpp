@@ -40,21 +40,41 @@ int kind_of(DataType type) noexcept {
 // The broadcast as the output's dimensions with each operand's element
 // stride per dimension (0 where it is broadcast), outermost first, with
 // dimensions of size 1 dropped and neighbours that walk both operands
-// contiguously merged. The innermost strides are 0 or 1.
+// contiguously merged. The innermost strides are 0 or 1. Fixed arrays, set
+// only up to the rank: a call on a few elements must pay neither for
+// allocations nor for clearing 16 dimensions.
+constexpr std::size_t kMaxRank = 16;
+
 struct Layout {
-  std::vector<std::int64_t> dims;
-  std::vector<std::int64_t> a_strides;
-  std::vector<std::int64_t> b_strides;
+  std::size_t rank = 0;
+  std::array<std::int64_t, kMaxRank> dims;
+  std::array<std::int64_t, kMaxRank> a_strides;
+  std::array<std::int64_t, kMaxRank> b_strides;
 };
 
-Layout reduce(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shape& out) {
+// Whether `a` and `b` broadcast to exactly `out` (NumPy's rule), without
+// building the broadcast shape.
+bool broadcasts_to(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shape& out) noexcept {
+  if (out.size() != std::max(a.size(), b.size())) return false;
+  for (std::size_t back = 0; back < out.size(); ++back) {
+    const std::int64_t da = back < a.size() ? a[a.size() - 1 - back] : 1;
+    const std::int64_t db = back < b.size() ? b[b.size() - 1 - back] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    if (out[out.size() - 1 - back] != (da == 1 ? db : da)) return false;
+  }
+  return true;
+}
+
+Layout reduce(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shape& out) noexcept {
   const std::size_t rank = out.size();
-  std::vector<std::int64_t> a_full(rank, 0);
-  std::vector<std::int64_t> b_full(rank, 0);
+  std::array<std::int64_t, kMaxRank> a_full;
+  std::array<std::int64_t, kMaxRank> b_full;
   std::int64_t a_step = 1;
   std::int64_t b_step = 1;
   for (std::size_t k = rank; k-- > 0;) {
     const std::size_t back = rank - 1 - k;
+    a_full[k] = 0;
+    b_full[k] = 0;
     if (back < a.size()) {
       const std::int64_t d = a[a.size() - 1 - back];
       if (d != 1) a_full[k] = a_step;
@@ -69,24 +89,27 @@ Layout reduce(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shap
   Layout layout;
   for (std::size_t k = 0; k < rank; ++k) {
     if (out[k] == 1) continue;
-    if (!layout.dims.empty()) {
+    if (layout.rank > 0) {
       // Merge k into the previous dimension when both operands continue there.
+      const std::size_t last = layout.rank - 1;
       const std::int64_t inner = out[k];
-      if (layout.a_strides.back() == a_full[k] * inner && layout.b_strides.back() == b_full[k] * inner) {
-        layout.dims.back() *= inner;
-        layout.a_strides.back() = a_full[k];
-        layout.b_strides.back() = b_full[k];
+      if (layout.a_strides[last] == a_full[k] * inner && layout.b_strides[last] == b_full[k] * inner) {
+        layout.dims[last] *= inner;
+        layout.a_strides[last] = a_full[k];
+        layout.b_strides[last] = b_full[k];
         continue;
       }
     }
-    layout.dims.push_back(out[k]);
-    layout.a_strides.push_back(a_full[k]);
-    layout.b_strides.push_back(b_full[k]);
+    layout.dims[layout.rank] = out[k];
+    layout.a_strides[layout.rank] = a_full[k];
+    layout.b_strides[layout.rank] = b_full[k];
+    ++layout.rank;
   }
-  if (layout.dims.empty()) {  // a single element
-    layout.dims = {1};
-    layout.a_strides = {1};
-    layout.b_strides = {1};
+  if (layout.rank == 0) {  // a single element
+    layout.rank = 1;
+    layout.dims[0] = 1;
+    layout.a_strides[0] = 1;
+    layout.b_strides[0] = 1;
   }
   return layout;
 }
@@ -95,9 +118,9 @@ Layout reduce(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shap
 void walk(const Layout& layout, BinarySegmentFn fn, int op, int kind, const char* a, std::size_t a_size,
           const char* b, std::size_t b_size, char* out, std::size_t out_size, std::int64_t begin,
           std::int64_t end) noexcept {
-  const std::size_t rank = layout.dims.size();
-  const std::int64_t inner = layout.dims.back();
-  std::int64_t coords[16] = {};
+  const std::size_t rank = layout.rank;
+  const std::int64_t inner = layout.dims[rank - 1];
+  std::int64_t coords[kMaxRank];  // the outer ones, all set below
   // Outer coordinates of `begin`; rank is at most 16 (tensors' ranks are checked).
   std::int64_t rest = begin / inner;
   std::int64_t a_off = 0;
@@ -109,8 +132,8 @@ void walk(const Layout& layout, BinarySegmentFn fn, int op, int kind, const char
     b_off += coords[k] * layout.b_strides[k];
   }
   std::int64_t position = begin % inner;
-  const std::int64_t sa = layout.a_strides.back();
-  const std::int64_t sb = layout.b_strides.back();
+  const std::int64_t sa = layout.a_strides[rank - 1];
+  const std::int64_t sb = layout.b_strides[rank - 1];
   for (std::int64_t at = begin; at < end;) {
     const std::int64_t n = std::min(inner - position, end - at);
     fn(op, kind, a + static_cast<std::size_t>(a_off + position * sa) * a_size, sa,
@@ -213,16 +236,16 @@ Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor
                                                   core::to_string(output_type(op_, a.type)),
                                                   core::to_string(output.type))};
   }
-  constexpr std::size_t kMaxRank = 16;
   if (a.shape.size() > kMaxRank || b.shape.size() > kMaxRank) {
     return {ErrorCode::INVALID_VALUE, fmt::format("{}: operand ranks {} and {} exceed {}", name, a.shape.size(),
                                                   b.shape.size(), kMaxRank)};
   }
-  Result<tuning::Shape> shape = tuning::broadcast_shapes(a.shape, b.shape);
-  if (!shape.ok()) {
-    return {ErrorCode::INVALID_VALUE, fmt::format("{}: {}", name, shape.error().message())};
-  }
-  if (*shape != output.shape) {
+  if (!broadcasts_to(a.shape, b.shape, output.shape)) {
+    // The slow path builds the broadcast shape only to say what is wrong.
+    Result<tuning::Shape> shape = tuning::broadcast_shapes(a.shape, b.shape);
+    if (!shape.ok()) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("{}: {}", name, shape.error().message())};
+    }
     return {ErrorCode::INVALID_VALUE,
             fmt::format("{}: operands {} and {} broadcast to {}, but the output is {}", name, tuning::to_string(a.shape),
                         tuning::to_string(b.shape), tuning::to_string(*shape), tuning::to_string(output.shape))};
