@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "tunekit/core/log.hpp"
@@ -71,8 +72,9 @@ Error CalibrationBudget::admit(std::size_t bytes, std::uint32_t threads) const {
   return Error::ok();
 }
 
-Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions) {
-  TUNEKIT_RETURN_IF_ERROR(measure::run_warmup(1, run));
+namespace {
+
+measure::BatchedSamplerOptions calibration_sampler_options() {
   measure::BatchedSamplerOptions options;
   options.clock_resolution_s = platform::steady_clock_resolution_seconds();
   // Samples of at least 50 us: ten clock ticks alone would be a few hundred
@@ -80,8 +82,16 @@ Result<std::vector<double>> measure_repetitions(const std::function<Error()>& ru
   // median.
   options.resolution_multiple = std::max(10.0, 50e-6 / options.clock_resolution_s);
   options.log_prefix = "calibrate:";
-  measure::BatchedSampler sampler(
-      [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }, run, {}, options);
+  return options;
+}
+
+double seconds_now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+}  // namespace
+
+Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions) {
+  TUNEKIT_RETURN_IF_ERROR(measure::run_warmup(1, run));
+  measure::BatchedSampler sampler(seconds_now, run, {}, calibration_sampler_options());
   measure::MeasureConfig config;
   config.strategy = measure::Strategy::FIXED_AVERAGE;
   config.warmup_iterations = 0;
@@ -89,6 +99,31 @@ Result<std::vector<double>> measure_repetitions(const std::function<Error()>& ru
   measure::MeasureOutcome outcome = measure::run_timed_loop(config, sampler.time_once());
   if (outcome.failed) return Error(outcome.error_code, outcome.message);
   return outcome.samples;
+}
+
+Result<std::vector<std::vector<double>>> measure_interleaved(const std::vector<std::function<Error()>>& runs,
+                                                             int rounds, const std::function<bool()>& keep_going) {
+  if (rounds < 1) {
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("measure_interleaved: {} rounds; at least 1 is needed", rounds));
+  }
+  std::vector<std::unique_ptr<measure::BatchedSampler>> samplers;
+  samplers.reserve(runs.size());
+  for (const std::function<Error()>& run : runs) {
+    TUNEKIT_RETURN_IF_ERROR(measure::run_warmup(1, run));
+    samplers.push_back(std::make_unique<measure::BatchedSampler>(seconds_now, run, measure::BatchedSampler::Synchronize{},
+                                                                 calibration_sampler_options()));
+  }
+  std::vector<std::vector<double>> samples(runs.size());
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0 && keep_going && !keep_going()) break;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::size_t r = (i + static_cast<std::size_t>(round)) % runs.size();
+      Result<double> ms = samplers[r]->sample();
+      if (!ms.ok()) return ms.error();
+      samples[r].push_back(*ms);
+    }
+  }
+  return samples;
 }
 
 KernelCalibrationRegistry& KernelCalibrationRegistry::global() {

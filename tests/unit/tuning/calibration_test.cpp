@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "tuning_fixtures.hpp"
 
@@ -276,6 +280,63 @@ TEST(MeasureRepetitions, ReturnsAtLeastFivePositiveSamples) {
   auto failing = measure_repetitions([] { return Error(ErrorCode::EXECUTION_FAILED, "boom"); }, 5);
   ASSERT_FALSE(failing.ok());
   EXPECT_NE(failing.error().message().find("boom"), std::string::npos);
+}
+
+// Runs that sleep different times: the samples keep their order and size,
+// each round starts one run further, and every run is sampled every round.
+TEST(MeasureInterleaved, SamplesEveryRunEveryRoundStartingOneFurtherEachRound) {
+  std::vector<int> first_of_round;
+  std::vector<int> order;
+  std::vector<std::function<Error()>> runs;
+  for (int r = 0; r < 3; ++r) {
+    runs.push_back([r, &order] {
+      order.push_back(r);
+      std::this_thread::sleep_for(std::chrono::microseconds(200 * (r + 1)));
+      return Error::ok();
+    });
+  }
+  auto samples = measure_interleaved(runs, 4);
+  ASSERT_TRUE(samples.ok()) << samples.error().message();
+  ASSERT_EQ(samples->size(), 3u);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_EQ((*samples)[r].size(), 4u);
+    for (double ms : (*samples)[r]) {
+      EXPECT_GE(ms, 0.2 * (r + 1));  // one sleep, at least, per execution
+      EXPECT_LT(ms, 0.2 * (r + 1) + 20.0);
+    }
+  }
+  // After the three warm-ups, the runs of each round: 0 1 2, 1 2 0, 2 0 1, 0 1 2
+  // (a run may execute several times in a row within its batch).
+  std::vector<int> starts;
+  int previous = -1;
+  for (std::size_t i = 3; i < order.size(); ++i) {
+    if (order[i] != previous) starts.push_back(order[i]);
+    previous = order[i];
+  }
+  EXPECT_EQ(starts, (std::vector<int>{0, 1, 2, 1, 2, 0, 2, 0, 1, 0, 1, 2}));
+}
+
+TEST(MeasureInterleaved, StopsEarlyWhenAskedAndOnTheFirstError) {
+  int calls = 0;
+  std::vector<std::function<Error()>> runs = {[&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return Error::ok();
+  }};
+  int asked = 0;
+  auto two_rounds = measure_interleaved(runs, 10, [&] { return ++asked < 2; });
+  ASSERT_TRUE(two_rounds.ok());
+  EXPECT_EQ((*two_rounds)[0].size(), 2u);
+  EXPECT_EQ(asked, 2);
+
+  int executions = 0;
+  runs.push_back([&] {
+    return ++executions == 3 ? Error(ErrorCode::EXECUTION_FAILED, "wrong result at 7") : Error::ok();
+  });
+  auto failed = measure_interleaved(runs, 5);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message().find("wrong result at 7"), std::string::npos);
+  EXPECT_FALSE(measure_interleaved(runs, 0).ok());
 }
 
 }  // namespace

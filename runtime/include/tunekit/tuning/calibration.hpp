@@ -87,6 +87,18 @@ using KernelCalibrationFunction = std::function<KernelTuningParameters(const Ker
 // ticks), returns one sample per repetition in milliseconds per execution.
 Result<std::vector<double>> measure_repetitions(const std::function<Error()>& run, int repetitions);
 
+// Interleaved timing of runs that are to be compared with each other: each
+// run is warmed up once, then every round takes one sample of every run
+// (batched as measure_repetitions does, in milliseconds per execution), the
+// round starting one run further each time, so that a slow phase of a
+// shared machine falls on all of them rather than on whichever was being
+// timed. samples[run][round]. `keep_going`, asked before every round after
+// the first, ends the measurement early (a spent time budget); the first
+// error stops it and is returned. Rounds below 1: INVALID_VALUE.
+Result<std::vector<std::vector<double>>> measure_interleaved(const std::vector<std::function<Error()>>& runs,
+                                                             int rounds,
+                                                             const std::function<bool()>& keep_going = {});
+
 class KernelCalibrationRegistry {
  public:
   static KernelCalibrationRegistry& global();
