@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <vector>
 
 namespace tunekit::cpu {
@@ -12,11 +14,17 @@ namespace {
 constexpr Transpose N = Transpose::NO;
 constexpr Transpose T = Transpose::YES;
 
-TEST(GemmShapeFamilies, TileFamiliesAreSquareLargeKAndTransposedForTheBudget) {
+TEST(GemmShapeFamilies, TileFamiliesAreSquareLargeKTransposedAndLargeCForTheBudget) {
   EXPECT_EQ(gemm_tile_families(std::size_t{512} << 20, 4),
             (std::vector<GemmShapeFamily>{{"square", 512, 512, 512, N},
                                           {"large_k", 256, 256, 4096, N},
-                                          {"transposed_a", 512, 512, 512, T}}));
+                                          {"transposed_a", 512, 512, 512, T},
+                                          {"large_c", 1536, 1536, 768, N}}));
+  // 1536 x 1536 x 768 doubles: (2 * 1536 * 768 + 2 * 1536^2) * 8 = 54 MiB,
+  // over 40 MiB; 1024 x 1024 x 512 takes 24 MiB.
+  EXPECT_EQ(gemm_family_bytes({"large_c", 1536, 1536, 768, N}, 8), std::size_t{54} << 20);
+  EXPECT_EQ(gemm_tile_families(std::size_t{40} << 20, 8).back(), (GemmShapeFamily{"large_c", 1024, 1024, 512, N}));
+  // Below 768 x 768 x 384 (6.75 MiB of floats) there is no large_c family.
   EXPECT_EQ(gemm_tile_families(std::size_t{2} << 20, 4),
             (std::vector<GemmShapeFamily>{{"square", 256, 256, 256, N},
                                           {"large_k", 64, 64, 1024, N},
@@ -30,6 +38,22 @@ TEST(GemmShapeFamilies, TileFamiliesAreSquareLargeKAndTransposedForTheBudget) {
   EXPECT_EQ(gemm_tile_families(1000, 4), (std::vector<GemmShapeFamily>{{"square", 32, 32, 32, N},
                                                                        {"large_k", 16, 16, 256, N},
                                                                        {"transposed_a", 32, 32, 32, T}}));
+}
+
+TEST(GemmShapeFamilies, TilesBeatTheDefaultByWinningOnOneFamilyAndLosingOnNone) {
+  using R = std::vector<double>;
+  // 10% faster on large_c, within the margin elsewhere: a win.
+  const std::optional<double> score = gemm_tiles_beat(R{1.02, 0.99, 1.0, 0.9}, 0.05);
+  ASSERT_TRUE(score.has_value());
+  EXPECT_NEAR(*score, std::pow(1.02 * 0.99 * 1.0 * 0.9, 0.25), 1e-12);
+  // Exactly the margin counts on either side.
+  EXPECT_TRUE(gemm_tiles_beat(R{1.0 + 0.05, 1.0, 1.0, 1.0 - 0.05}, 0.05).has_value());
+  // 20% faster on one family but 6% slower on another: no.
+  EXPECT_FALSE(gemm_tiles_beat(R{1.06, 1.0, 1.0, 0.8}, 0.05).has_value());
+  // Within the margin everywhere: no win anywhere.
+  EXPECT_FALSE(gemm_tiles_beat(R{0.97, 0.97, 0.975, 0.975}, 0.05).has_value());
+  EXPECT_FALSE(gemm_tiles_beat(R{std::nan(""), 0.5}, 0.05).has_value());
+  EXPECT_FALSE(gemm_tiles_beat(R{}, 0.05).has_value());
 }
 
 TEST(GemmShapeFamilies, WideEdgesHalveUntilTheSkinnyProductFits) {

@@ -1,15 +1,17 @@
 // Calibration of Gemm through the shared calibration API. Tile candidates are
 // derived from this processor's cache sizes and the micro-kernel's register
-// block (B micro-panel in L1, A block in L2, B panel in a share of L3), not
-// taken from a grid; each is timed on the shape families square, large K and
-// transposed A against the portable default, every output checked against
-// the serial portable path. Then the streamed-B path's depth block on a
+// block (B micro-panel in or around L1, A block in L2, B panel in a share of
+// L3), not taken from a grid; each is timed on the shape families square,
+// large K, transposed A and large C against the portable default, every
+// output checked against the serial portable path, and must win on one
+// family without losing on another. Then the streamed-B path's depth block on a
 // skinny product whose B comes from memory, and the skinny-M limit: the
 // streamed-B path against the packed path for growing M on a wide N.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -41,9 +43,14 @@ std::int64_t round_down_clamped(double value, std::int64_t multiple, std::int64_
   return std::clamp(v, low, high);
 }
 
-// kc: the B micro-panel (kc x NR) takes half or three quarters of L1;
-// mc: the A block (mc x kc) half or a quarter of L2; nc: the B panel
-// (kc x nc) a quarter of the shared L3 (of at most 32 L2s). Limits and multiples are the spec's.
+// kc: the B micro-panel (kc x NR) takes half, three quarters, one and a half
+// or twice L1 (a panel larger than L1 streams from L2 under the
+// micro-kernel's prefetch, and a deeper block passes over C fewer times:
+// on a C too large for the caches those passes cost more than the panel's
+// residence in L1 saves); mc: the A block (mc x kc) half or a quarter of L2
+// (only a quarter with the deeper panels, which stream through L2 beside
+// it); nc: the B panel (kc x nc) a quarter of the shared L3 (of at most 32 L2s).
+// Limits and multiples are the spec's.
 std::vector<Tiles> tile_candidates(const platform::CpuDescriptor& cpu, GemmRegisterBlock block, std::size_t element,
                                    const Tiles& portable) {
   const double l1 = static_cast<double>(cpu.l1_data_bytes.value_or(32 << 10));
@@ -53,10 +60,11 @@ std::vector<Tiles> tile_candidates(const platform::CpuDescriptor& cpu, GemmRegis
   const double l3 = std::min(static_cast<double>(cpu.l3_bytes.value_or(8 << 20)), 32 * l2);
   const auto s = static_cast<double>(element);
   std::vector<Tiles> out;
-  for (double l1_share : {0.5, 0.75}) {
+  for (double l1_share : {0.5, 0.75, 1.5, 2.0}) {
     const std::int64_t kc = round_down_clamped(l1 * l1_share / (static_cast<double>(block.nr) * s), 8, 16, 4096);
     const std::int64_t nc = round_down_clamped(l3 / 4 / (static_cast<double>(kc) * s), 32, 32, 65536);
     for (double l2_share : {0.5, 0.25}) {
+      if (l1_share > 1.0 && l2_share > 0.25) continue;
       const std::int64_t mc = round_down_clamped(l2 * l2_share / (static_cast<double>(kc) * s), 12, 12, 4096);
       const Tiles t{mc, nc, kc};
       if (!(t == portable) && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -82,7 +90,9 @@ Error run(const GemmKernel& kernel, Operands<T>& x, GemmPath path, int threads) 
 
 
 // Operands from the shared random tensors and the expected C from the
-// serial portable path (packed, default tiles, one thread).
+// portable path (packed, default tiles) on the calibration's threads: the
+// team splits C, not the sums, so every element is the serial one, and the
+// large families take a fraction of the time.
 template <typename T>
 Result<Operands<T>> make_operands(CalibrationContext& context, const GemmShapeFamily& s, DataType type) {
   const std::uint64_t seed = context.options.seed ^ static_cast<std::uint64_t>(s.m * 131 + s.n * 7 + s.k);
@@ -103,7 +113,7 @@ Result<Operands<T>> make_operands(CalibrationContext& context, const GemmShapeFa
   auto portable = ScopedIsa::force(CpuIsa::PORTABLE);
   if (!portable.ok()) return portable.error();
   std::swap(x.c, x.expected);
-  Error e = run<T>(GemmKernel(), x, GemmPath::PACKED, 1);
+  Error e = run<T>(GemmKernel(), x, GemmPath::PACKED, static_cast<int>(std::max<std::uint32_t>(context.budget.threads(), 1)));
   std::swap(x.c, x.expected);
   if (e.is_bad()) return e;
   return x;
@@ -142,12 +152,30 @@ std::optional<double> time_checked(CalibrationContext& context, const std::strin
   return median;
 }
 
+// Checks a configuration's output on every family: false after a wrong
+// result or a kernel error (recorded).
+template <typename T>
+bool check_all(CalibrationContext& context, const std::string& parameter, const std::string& name,
+               const GemmKernel& kernel, std::vector<Operands<T>>& families, int threads) {
+  for (Operands<T>& x : families) {
+    const std::string what = fmt::format("{} {} {}x{}x{}", name, x.shape.name, x.shape.m, x.shape.n, x.shape.k);
+    tuning::poison(x.c);
+    if (Error e = run<T>(kernel, x, GemmPath::PACKED, threads); e.is_bad()) {
+      context.reporter.record_rejected(parameter, what, e.message());
+      return false;
+    }
+    if (Error same = tuning::compare_tensors(x.expected, x.c, tolerance<T>(x.shape.k)); same.is_bad()) {
+      context.reporter.record_rejected(parameter, what, "wrong result: " + same.message());
+      return false;
+    }
+  }
+  return true;
+}
+
 template <typename T>
 void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tuning::KernelTuningParameters& values) {
   const GemmPackedTuning defaults;
   const Tiles portable{defaults.algorithm_tile_m, defaults.algorithm_tile_n, defaults.algorithm_tile_k};
-  const std::vector<Tiles> candidates = tile_candidates(context.execution.processor, gemm_register_block(type),
-                                                        sizeof(T), portable);
   std::vector<Operands<T>> families;
   for (const GemmShapeFamily& s : gemm_tile_families(context.options.memory_budget_bytes, sizeof(T))) {
     auto x = make_operands<T>(context, s, type);
@@ -157,68 +185,95 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
     }
     families.push_back(std::move(x).value());
   }
+  std::string family_names;
+  for (const Operands<T>& x : families) family_names += (family_names.empty() ? "" : ", ") + std::string(x.shape.name);
   const std::string parameter = "algorithm.tiles";
-  // The median of each family under one tile configuration, or nothing
-  // after a rejection (recorded).
-  const auto family_times = [&](const Tiles& t) -> std::optional<std::vector<double>> {
+  const auto kernel_of = [&defaults](const Tiles& t) {
     GemmPackedTuning config = defaults;
     config.algorithm_tile_m = t.m;
     config.algorithm_tile_n = t.n;
     config.algorithm_tile_k = t.k;
-    std::vector<double> out;
-    for (Operands<T>& x : families) {
-      const std::string what = fmt::format("{} {} {}x{}x{}", describe(t), x.shape.name, x.shape.m, x.shape.n,
-                                           x.shape.k);
-      std::optional<double> ms = time_checked<T>(context, parameter, what, GemmKernel(config), x, GemmPath::PACKED,
-                                                 threads);
-      if (!ms) return std::nullopt;
-      out.push_back(*ms);
-    }
-    return out;
+    return GemmKernel(config);
   };
-  // Relative time of a configuration: the mean over the families of its
-  // median over the default's.
-  const auto relative = [](const std::vector<double>& ms, const std::vector<double>& reference) {
-    double score = 0;
-    for (std::size_t f = 0; f < ms.size(); ++f) score += ms[f] / reference[f] / static_cast<double>(ms.size());
-    return score;
-  };
-  const std::optional<std::vector<double>> portable_ms = family_times(portable);
-  if (!portable_ms) {
+  // The default first, then every candidate whose output is right.
+  std::vector<Tiles> tiles = {portable};
+  if (families.empty() || !check_all<T>(context, parameter, describe(portable), kernel_of(portable), families, threads)) {
     context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: it failed");
+    return;
+  }
+  for (const Tiles& t : tile_candidates(context.execution.processor, gemm_register_block(type), sizeof(T), portable)) {
+    if (check_all<T>(context, parameter, describe(t), kernel_of(t), families, threads)) tiles.push_back(t);
+  }
+  // Each configuration's time over the default's on each family: the median
+  // over interleaved rounds of the ratio within a round. Configurations
+  // timed one after the other took turns in different phases of a shared
+  // machine, and whichever had the quiet phase won.
+  const auto ratios_to_default = [&](const std::vector<Tiles>& set,
+                                     int round_factor) -> std::optional<std::vector<std::vector<double>>> {
+    std::vector<GemmKernel> kernels;
+    for (const Tiles& t : set) kernels.push_back(kernel_of(t));
+    std::vector<std::function<Error()>> runs;
+    for (std::size_t c = 0; c < set.size(); ++c) {
+      for (Operands<T>& x : families) {
+        runs.push_back([&kernels, &x, c, threads] { return run<T>(kernels[c], x, GemmPath::PACKED, threads); });
+      }
+    }
+    auto samples = tuning::measure_interleaved(runs, round_factor * std::max(context.options.repetitions, 5),
+                                               [&] { return context.budget.time_left(); });
+    if (!samples.ok()) {
+      context.reporter.note("tile timing stopped: " + samples.error().message());
+      return std::nullopt;
+    }
+    const std::size_t f_count = families.size();
+    std::vector<std::vector<double>> ratios(set.size(), std::vector<double>(f_count));
+    for (std::size_t c = 0; c < set.size(); ++c) {
+      for (std::size_t f = 0; f < f_count; ++f) {
+        const std::vector<double>& mine = (*samples)[c * f_count + f];
+        const std::vector<double>& reference = (*samples)[f];
+        std::vector<double> per_round;
+        for (std::size_t r = 0; r < mine.size(); ++r) per_round.push_back(mine[r] / reference[r]);
+        ratios[c][f] = measure::median(per_round);
+        const GemmShapeFamily& shape = families[f].shape;
+        context.reporter.record_candidate(parameter, fmt::format("{} {} {}x{}x{}", describe(set[c]), shape.name, shape.m,
+                                                                 shape.n, shape.k),
+                                          mine);
+      }
+    }
+    return ratios;
+  };
+  const double margin = context.options.required_margin;
+  const std::optional<std::vector<std::vector<double>>> ratios = ratios_to_default(tiles, 1);
+  if (!ratios) {
+    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: timing failed");
     return;
   }
   std::optional<Tiles> best;
   double best_score = 1.0;
-  for (const Tiles& t : candidates) {
-    if (!context.budget.time_left()) {
-      context.reporter.note("time budget spent before " + describe(t));
-      break;
-    }
-    const std::optional<std::vector<double>> ms = family_times(t);
-    if (ms && relative(*ms, *portable_ms) < best_score) {
-      best_score = relative(*ms, *portable_ms);
-      best = t;
+  for (std::size_t c = 1; c < tiles.size(); ++c) {
+    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
+    if (score && *score < best_score) {
+      best_score = *score;
+      best = tiles[c];
     }
   }
-  if (!best || best_score > 1.0 - context.options.required_margin) {
+  if (!best) {
     context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m,
-                            fmt::format("portable default kept: no candidate faster by {:.0f}% on the families",
-                                        100 * context.options.required_margin));
+                            fmt::format("portable default kept: no candidate faster by {:.0f}% on a family ({}) "
+                                        "and slower by as much on none",
+                                        100 * margin, family_names));
     return;
   }
-  // The winner is timed again right after the default and must win again:
-  // a machine shared with other work can favour one candidate's turn.
-  const std::optional<std::vector<double>> again_portable = family_times(portable);
-  const std::optional<std::vector<double>> again_best = family_times(*best);
-  if (!again_portable || !again_best ||
-      relative(*again_best, *again_portable) > 1.0 - context.options.required_margin) {
+  // The winner is timed again against the default alone, in twice the
+  // rounds (two configurations cost little), and must win again.
+  const std::optional<std::vector<std::vector<double>>> again = ratios_to_default({portable, *best}, 2);
+  if (!again || !gemm_tiles_beat((*again)[1], margin)) {
     context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m,
                             fmt::format("portable default kept: {} did not win again on the families", describe(*best)));
     return;
   }
-  const std::string why = fmt::format("{} took {:.3f} of the default's time on square, large_k and transposed_a",
-                                      describe(*best), best_score);
+  const std::string why =
+      fmt::format("{} took {:.3f} of the default's time (geometric mean over {}; {:.3f} when timed again)",
+                  describe(*best), best_score, family_names, *gemm_tiles_beat((*again)[1], margin));
   values.values["algorithm.tile_m"] = best->m;
   values.values["algorithm.tile_n"] = best->n;
   values.values["algorithm.tile_k"] = best->k;

@@ -2,6 +2,7 @@
 #include "tunekit/cpu/gemm_shape_families.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tunekit::cpu {
 namespace {
@@ -28,9 +29,30 @@ std::size_t gemm_family_bytes(const GemmShapeFamily& s, std::size_t element) noe
 std::vector<GemmShapeFamily> gemm_tile_families(std::size_t budget, std::size_t element) {
   const std::int64_t edge = square_edge(budget, element, 1);
   const std::int64_t deep = square_edge(budget, element, 8) / 2;
-  return {{"square", edge, edge, edge, Transpose::NO},
-          {"large_k", deep, deep, 16 * deep, Transpose::NO},
-          {"transposed_a", edge, edge, edge, Transpose::YES}};
+  std::vector<GemmShapeFamily> out = {{"square", edge, edge, edge, Transpose::NO},
+                                      {"large_k", deep, deep, 16 * deep, Transpose::NO},
+                                      {"transposed_a", edge, edge, edge, Transpose::YES}};
+  for (std::int64_t wide : {1536, 1024, 768}) {
+    const GemmShapeFamily large_c{"large_c", wide, wide, wide / 2, Transpose::NO};
+    if (fits(budget, large_c, element)) {
+      out.push_back(large_c);
+      break;
+    }
+  }
+  return out;
+}
+
+std::optional<double> gemm_tiles_beat(std::span<const double> ratios, double margin) noexcept {
+  if (ratios.empty()) return std::nullopt;
+  bool wins_somewhere = false;
+  double log_sum = 0;
+  for (const double ratio : ratios) {
+    if (!(ratio <= 1.0 + margin)) return std::nullopt;  // NaN too
+    wins_somewhere = wins_somewhere || ratio <= 1.0 - margin;
+    log_sum += std::log(ratio);
+  }
+  if (!wins_somewhere) return std::nullopt;
+  return std::exp(log_sum / static_cast<double>(ratios.size()));
 }
 
 std::int64_t gemm_wide_edge(std::size_t budget, std::int64_t m, std::size_t element) {

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -26,8 +28,18 @@ std::size_t gemm_family_bytes(const GemmShapeFamily& family, std::size_t element
 // The tile families: square edge^3, large_k deep x deep x 16 deep and
 // transposed_a edge^3 (op(A) = A^T), where edge is the largest of {512, 384,
 // 256, 128, 64} (else 32) whose square family fits, and deep half the
-// largest whose edge x edge x 8 edge product fits.
+// largest whose edge x edge x 8 edge product fits; then large_c, wide x wide
+// x wide / 2 for the largest wide of {1536, 1024, 768} that fits (none when
+// none does): a C too large for the caches, where every depth block's pass
+// over C costs, so that deeper blocks show what they save.
 std::vector<GemmShapeFamily> gemm_tile_families(std::size_t memory_budget_bytes, std::size_t element_bytes);
+
+// How the tile calibration judges a configuration from its time over the
+// default's on each family: it beats the default when it is faster by
+// `margin` (0.05: 5%) on at least one family and slower by `margin` on none,
+// since one set of tiles serves every shape; the result is then the
+// geometric mean of the ratios, else nullopt (also for no ratios or a NaN).
+std::optional<double> gemm_tiles_beat(std::span<const double> ratios, double margin) noexcept;
 
 // N = K of an m-row skinny product: the widest of 4096, 2048, ... (at least
 // 64) that fits, so that B comes from memory as a skinny product's does.
