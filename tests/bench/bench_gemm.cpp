@@ -2,15 +2,15 @@
 // FLOAT and DOUBLE, 1 and 2 threads, on the shape families square 256, 1024,
 // 2048; skinny M (8 x 4096 x 4096); tall skinny N (4096 x 64 x 256); large K
 // (256 x 256 x 8192) and A transposed at 1024. Each benchmark times the three
-// libraries the same way (best of repeated batches) and reports GFLOP/s of
-// each (best batch of three rounds in which every library runs in turn) and
-// ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
+// libraries the same way and reports GFLOP/s of each (the best batch of
+// five rounds in which every library runs one batch in turn, a batch's
+// figure its median call) and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
 // mean of the ratios is printed at the end. tunekit runs with the
 // configuration a tuning session resolves on this machine (tunekit_cpu's
 // committed profiles and the calibration cache, --tk_cache=<file> or the
 // default cache path); where that is not the portable default, the default
 // is timed too (tunekit_default_GFLOPs, tuned_vs_default). --tk_min_time=<s> sets the
-// length of one timed batch (default 0.2 s); --tk_path=packed|streamed
+// length of one timed batch (default 0.2 s), --tk_rounds=<n> the rounds (default 5); --tk_path=packed|streamed
 // forces tunekit's path (default: the one its configuration chooses). Other benchmark flags are
 // Google Benchmark's (--benchmark_filter=square_256).
 #include <benchmark/benchmark.h>
@@ -47,6 +47,7 @@ namespace {
 using tunekit::cpu::Transpose;
 
 double g_batch_seconds = 0.2;
+int g_rounds = 5;
 tunekit::cpu::GemmPath g_path = tunekit::cpu::GemmPath::AUTO;
 // The resolved (tuned) configuration of each type; the portable default when nothing applies.
 tunekit::cpu::GemmPackedTuning g_tuned_float, g_tuned_double;
@@ -128,19 +129,24 @@ void run_blis(const GemmShape& s, Operands<T>& x) {
   }
 }
 
-// Seconds per call of one batch: a warm-up call, then calls for at least g_batch_seconds.
+// Seconds of the median call of one batch: a warm-up call, then calls for
+// at least g_batch_seconds, each timed alone (the median, not the mean: one
+// call that a neighbour on the machine stalls must not decide the batch).
 template <typename F>
 double batch_seconds_per_call(F&& call) {
   call();
+  std::vector<double> seconds;
   const auto start = std::chrono::steady_clock::now();
-  std::int64_t calls = 0;
-  double elapsed = 0;
+  auto last = start;
   do {
     call();
-    ++calls;
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  } while (elapsed < g_batch_seconds);
-  return elapsed / static_cast<double>(calls);
+    const auto now = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(now - last).count());
+    last = now;
+  } while (std::chrono::duration<double>(last - start).count() < g_batch_seconds);
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t half = seconds.size() / 2;
+  return seconds.size() % 2 == 1 ? seconds[half] : 0.5 * (seconds[half - 1] + seconds[half]);
 }
 
 // One library (or configuration) in the comparison: `enter` and `leave` set
@@ -152,13 +158,13 @@ struct Contender {
   double best_seconds = 1e300;
 };
 
-// Three rounds in which every contender runs one batch in turn, each after a
-// pause (idle workers of one library spin for a while after its last call and
-// would take cores from the next); the best batch of each counts. Rounds, not
-// three batches in a row each, so that a slow phase of a shared machine (or
-// the clock ramping up) does not fall on whichever runs first.
+// g_rounds rounds in which every contender runs one batch in turn, each
+// after a pause (idle workers of one library spin for a while after its last
+// call and would take cores from the next); the best batch of each counts.
+// Rounds, not batches in a row each, so that a slow phase of a shared
+// machine (or the clock ramping up) does not fall on whichever runs first.
 void run_rounds(std::vector<Contender>& contenders) {
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < g_rounds; ++round) {
     for (Contender& c : contenders) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
       c.enter();
@@ -238,6 +244,8 @@ int main(int argc, char** argv) {
       cache_path = argv[i] + 11;
     } else if (std::strncmp(argv[i], "--tk_min_time=", 14) == 0) {
       g_batch_seconds = std::atof(argv[i] + 14);
+    } else if (std::strncmp(argv[i], "--tk_rounds=", 12) == 0) {
+      g_rounds = std::max(1, std::atoi(argv[i] + 12));
     } else if (std::strcmp(argv[i], "--tk_path=packed") == 0) {
       g_path = tunekit::cpu::GemmPath::PACKED;
     } else if (std::strcmp(argv[i], "--tk_path=streamed") == 0) {
