@@ -5,8 +5,10 @@
 // calibrated configuration and with the portable default, interleaved on the
 // same operands, for every parameter whose value changed
 // (calibrated_vs_default_comparisons.hpp). One Google Benchmark per key x
-// parameter x shape with counters default_ms, calibrated_ms, ratio
-// (default / calibrated: >= 1 means calibration helps) and noise, then a table.
+// parameter x shape with counters default_ms, calibrated_ms (medians), ratio
+// (the median over the interleaved pairs of default / calibrated: >= 1 means
+// calibration helps) and its interval ratio_low..ratio_high
+// (calibrated_vs_default_plan.hpp: compare_pairs), then a table.
 //
 // Flags besides Google Benchmark's:
 //   --tk_kernels=Abs,Add,Gemm  --tk_types=float,double  (default: every key)
@@ -55,8 +57,8 @@ struct Flags {
 struct Outcome {
   bool ran = false;
   std::string error;
-  double default_ms = 0, calibrated_ms = 0, ratio = 0, noise = 0;
-  Verdict verdict = Verdict::SAME;
+  double default_ms = 0, calibrated_ms = 0;
+  PairedComparison paired;
 };
 
 std::vector<std::string> split(std::string_view text) {
@@ -169,10 +171,7 @@ Outcome measure_comparison(const Comparison& c, const Flags& flags) {
   }
   out.default_ms = measure::median(samples->default_ms);
   out.calibrated_ms = measure::median(samples->calibrated_ms);
-  out.ratio = out.default_ms / out.calibrated_ms;
-  // Either configuration's jitter moves the ratio.
-  out.noise = std::max(relative_spread(samples->default_ms), relative_spread(samples->calibrated_ms));
-  out.verdict = verdict(out.ratio, out.noise);
+  out.paired = compare_pairs(*samples);
   return out;
 }
 
@@ -190,8 +189,8 @@ void print_row(const Columns&... columns) {
 }
 
 void print_table(const std::vector<Comparison>& rows, const std::vector<Outcome>& outcomes) {
-  print_row("key", "parameter", "default", "calibrated", "shape", "default ms", "calibrated ms", "ratio", "noise",
-            "verdict");
+  print_row("key", "parameter", "default", "calibrated", "shape", "default ms", "calibrated ms", "ratio",
+            "low-high", "verdict");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Comparison& c = rows[i];
     const Outcome& o = outcomes[i];
@@ -205,8 +204,8 @@ void print_table(const std::vector<Comparison>& rows, const std::vector<Outcome>
                 "FAILED: " + o.error);
     } else {
       print_row(c.key, c.parameter, c.default_value, c.calibrated_value, c.shape, fmt::format("{:.4g}", o.default_ms),
-                fmt::format("{:.4g}", o.calibrated_ms), fmt::format("{:.3f}", o.ratio), fmt::format("{:.3f}", o.noise),
-                to_string(o.verdict));
+                fmt::format("{:.4g}", o.calibrated_ms), fmt::format("{:.3f}", o.paired.ratio),
+                fmt::format("{:.2f}-{:.2f}", o.paired.low, o.paired.high), to_string(o.paired.verdict));
     }
   }
 }
@@ -284,8 +283,9 @@ int run(int argc, char** argv) {
       }
       state.counters["default_ms"] = o.default_ms;
       state.counters["calibrated_ms"] = o.calibrated_ms;
-      state.counters["ratio"] = o.ratio;
-      state.counters["noise"] = o.noise;
+      state.counters["ratio"] = o.paired.ratio;
+      state.counters["ratio_low"] = o.paired.low;
+      state.counters["ratio_high"] = o.paired.high;
     })->Iterations(1)->Unit(benchmark::kMillisecond);
   }
   benchmark::RunSpecifiedBenchmarks();
@@ -294,7 +294,8 @@ int run(int argc, char** argv) {
   std::printf("\nmachine: %s (%s), tunekit_cpu path %s, %u threads\n", cpu.model_name.c_str(),
               platform::identity_string(cpu).c_str(), std::string(cpu::to_string(cpu::active_isa())).c_str(),
               static_cast<unsigned>(options.execution->effective_threads));
-  std::printf("ratio = default ms / calibrated ms (median of %d interleaved samples); SLOWER below 1 - max(0.05, noise)\n",
+  std::printf("ratio = median over %d interleaved pairs of default ms / calibrated ms; low-high = the second smallest "
+              "and second largest pair ratio; SLOWER when high < 0.95, faster when low > 1.05\n",
               flags.repetitions);
   std::fflush(stdout);
   print_table(rows, outcomes);
@@ -305,7 +306,7 @@ int run(int argc, char** argv) {
   std::size_t slower = 0;
   for (const Outcome& o : outcomes) {
     if (o.ran && !o.error.empty()) code = 1;
-    if (o.ran && o.error.empty() && o.verdict == Verdict::SLOWER) ++slower;
+    if (o.ran && o.error.empty() && o.paired.verdict == Verdict::SLOWER) ++slower;
   }
   fmt::print("{} of {} rows SLOWER beyond noise\n", slower, rows.size());
   if (flags.fail_on_slower && slower > 0) code = 1;

@@ -84,16 +84,23 @@ Result<PairedSamples> interleave(const TimeSample& time_default, const TimeSampl
   return out;
 }
 
-double relative_spread(std::span<const double> samples) {
-  const double median = measure::median(samples);
-  return measure::median_absolute_deviation(samples) / median;
-}
-
-Verdict verdict(double ratio, double noise) {
-  const double tolerance = std::max(0.05, std::isnan(noise) ? 0.0 : noise);
-  if (std::isnan(ratio) || ratio < 1.0 - tolerance) return Verdict::SLOWER;
-  if (ratio > 1.0 + tolerance) return Verdict::FASTER;
-  return Verdict::SAME;
+PairedComparison compare_pairs(const PairedSamples& samples, double margin) {
+  PairedComparison out;
+  const std::size_t n = samples.default_ms.size();
+  if (n == 0 || n != samples.calibrated_ms.size()) return out;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double ratio = samples.default_ms[i] / samples.calibrated_ms[i];
+    if (std::isnan(ratio)) return out;
+    ratios.push_back(ratio);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const std::size_t inner = n >= 5 ? 1 : 0;
+  out.ratio = measure::median(ratios);
+  out.low = ratios[inner];
+  out.high = ratios[n - 1 - inner];
+  out.verdict = out.high < 1.0 - margin ? Verdict::SLOWER : out.low > 1.0 + margin ? Verdict::FASTER : Verdict::SAME;
+  return out;
 }
 
 std::string_view to_string(Verdict verdict) noexcept {

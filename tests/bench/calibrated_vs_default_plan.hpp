@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -48,15 +47,22 @@ struct PairedSamples {
 // the loop and is returned. Fewer than 1 repetition: INVALID_VALUE.
 Result<PairedSamples> interleave(const TimeSample& time_default, const TimeSample& time_calibrated, int repetitions);
 
-// The median absolute deviation over the median of one configuration's
-// samples: its own run-to-run noise. NaN for no samples.
-double relative_spread(std::span<const double> samples);
-
-// "Never slower beyond noise": with tolerance = max(0.05, noise), a ratio
-// default/calibrated below 1 - tolerance is SLOWER, above 1 + tolerance
-// FASTER, otherwise SAME. A NaN ratio is SLOWER (nothing proves it is not).
+// "Never slower beyond noise", judged on the pairs (repetition i times both
+// configurations back to back, so a slow phase of the machine hits both of
+// a pair): ratio is the median over the pairs of default_i / calibrated_i;
+// [low, high] the second smallest and second largest of those ratios (the
+// extremes with fewer than 5 pairs), an interval that holds the true median
+// ratio with 87.5% probability for 7 pairs whatever the noise's shape (the
+// sign test's order statistics). SLOWER when high < 1 - margin (the
+// calibrated configuration lost by more than the margin in all pairs but one
+// at most), FASTER when low > 1 + margin, else SAME; SLOWER also for no
+// pairs, unequal counts or a NaN (nothing proves it is not).
 enum class Verdict { FASTER, SAME, SLOWER };
-Verdict verdict(double ratio, double noise);
+struct PairedComparison {
+  double ratio = 0, low = 0, high = 0;
+  Verdict verdict = Verdict::SLOWER;
+};
+PairedComparison compare_pairs(const PairedSamples& samples, double margin = 0.05);
 std::string_view to_string(Verdict verdict) noexcept;  // "faster", "same (noise)", "SLOWER"
 
 }  // namespace tunekit::bench

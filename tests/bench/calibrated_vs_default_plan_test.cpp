@@ -93,22 +93,44 @@ TEST(Interleave, RejectsZeroRepetitionsWithoutTiming) {
   EXPECT_EQ(calls, 0);
 }
 
-TEST(RelativeSpread, IsTheMedianAbsoluteDeviationOverTheMedian) {
-  const std::vector<double> samples = {10, 11, 12, 9, 10};
-  EXPECT_DOUBLE_EQ(relative_spread(samples), 0.1);
-  EXPECT_EQ(relative_spread(std::vector<double>{4, 4, 4}), 0.0);
-  EXPECT_TRUE(std::isnan(relative_spread(std::vector<double>{})));
+PairedSamples pairs_with_ratios(const std::vector<double>& ratios) {
+  PairedSamples out;
+  for (double r : ratios) {
+    out.default_ms.push_back(2.0 * r);
+    out.calibrated_ms.push_back(2.0);
+  }
+  return out;
 }
 
-TEST(Verdict, IsSlowerOnlyBeyondFivePercentOrTheNoiseWhicheverIsLarger) {
-  EXPECT_EQ(verdict(0.96, 0.01), Verdict::SAME);
-  EXPECT_EQ(verdict(0.94, 0.01), Verdict::SLOWER);
-  EXPECT_EQ(verdict(0.94, 0.08), Verdict::SAME);
-  EXPECT_EQ(verdict(0.91, 0.08), Verdict::SLOWER);
-  EXPECT_EQ(verdict(1.06, 0.01), Verdict::FASTER);
-  EXPECT_EQ(verdict(1.06, 0.08), Verdict::SAME);
-  EXPECT_EQ(verdict(0.94, std::nan("")), Verdict::SLOWER);
-  EXPECT_EQ(verdict(std::nan(""), 0.01), Verdict::SLOWER);
+TEST(ComparePairs, TheRatioIsTheMedianPairRatioAndTheIntervalItsInnerOrderStatistics) {
+  const PairedComparison c = compare_pairs(pairs_with_ratios({1.10, 0.90, 1.02, 0.97, 1.30, 0.70, 1.00}));
+  EXPECT_DOUBLE_EQ(c.ratio, 1.00);
+  EXPECT_DOUBLE_EQ(c.low, 0.90);
+  EXPECT_DOUBLE_EQ(c.high, 1.10);
+  EXPECT_EQ(c.verdict, Verdict::SAME);
+  // Fewer than five pairs: the extremes.
+  const PairedComparison few = compare_pairs(pairs_with_ratios({0.80, 0.90, 0.85}));
+  EXPECT_DOUBLE_EQ(few.low, 0.80);
+  EXPECT_DOUBLE_EQ(few.high, 0.90);
+}
+
+TEST(ComparePairs, IsSlowerOnlyWhenAllPairsButOneLostBeyondTheMargin) {
+  // Six of seven pairs lost by more than 5%: SLOWER.
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({0.90, 0.91, 0.93, 0.92, 0.94, 1.20, 0.89})).verdict, Verdict::SLOWER);
+  // Two pairs within the margin: not proven slower, although the median is 0.92.
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({0.90, 0.91, 0.92, 0.92, 0.96, 1.20, 0.89})).verdict, Verdict::SAME);
+  // One slow pair among equal ones (a stall) decides nothing.
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({1.0, 1.01, 0.99, 0.40, 1.0, 1.02, 0.98})).verdict, Verdict::SAME);
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({1.10, 1.08, 1.20, 1.07, 1.06, 0.50, 1.30})).verdict, Verdict::FASTER);
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({1.10, 1.08, 1.20, 1.04, 1.06, 0.50, 1.30})).verdict, Verdict::SAME);
+  // A different margin moves the bounds.
+  EXPECT_EQ(compare_pairs(pairs_with_ratios({0.96, 0.96, 0.97, 0.96, 0.96, 0.96, 0.96}), 0.02).verdict, Verdict::SLOWER);
+}
+
+TEST(ComparePairs, NothingOrAMismatchOrANaNIsSlower) {
+  EXPECT_EQ(compare_pairs(PairedSamples{}).verdict, Verdict::SLOWER);
+  EXPECT_EQ(compare_pairs(PairedSamples{{1, 2}, {1}}).verdict, Verdict::SLOWER);
+  EXPECT_EQ(compare_pairs(PairedSamples{{1, std::nan(""), 1}, {1, 1, 1}}).verdict, Verdict::SLOWER);
   EXPECT_EQ(to_string(Verdict::SLOWER), "SLOWER");
   EXPECT_EQ(to_string(Verdict::FASTER), "faster");
   EXPECT_EQ(to_string(Verdict::SAME), "same (noise)");
