@@ -17,11 +17,19 @@ using MicroKernelF32 = void (*)(std::int64_t k, const float* a, const float* b, 
 using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c,
                                 std::int64_t ldc, double alpha, double beta, std::int64_t rows);
 
+// Packs one full MR-row micro-panel of a row-major (not transposed) A: row i
+// at src + i * lda, kc columns, into dst as [kc][MR]. Null where the packed
+// Gemm's own element-wise packing serves (the portable path).
+using PackAF32 = void (*)(const float* src, std::int64_t lda, std::int64_t kc, float* dst) noexcept;
+using PackAF64 = void (*)(const double* src, std::int64_t lda, std::int64_t kc, double* dst) noexcept;
+
 struct MicroKernels {
   int mr_f32, nr_f32;
   MicroKernelF32 f32;
   int mr_f64, nr_f64;
   MicroKernelF64 f64;
+  PackAF32 pack_a_f32 = nullptr;
+  PackAF64 pack_a_f64 = nullptr;
 };
 
 // The largest MR * NR of any path (the scratch tile of edge tiles).

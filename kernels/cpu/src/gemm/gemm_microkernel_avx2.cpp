@@ -38,9 +38,12 @@ struct F64 {
 };
 
 #include "gemm_microkernel.inl"
+#include "gemm_pack_a.inl"
 
 }  // namespace
 
-MicroKernels avx2_microkernels() noexcept { return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64}; }
+MicroKernels avx2_microkernels() noexcept {
+  return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64, pack_a_f32, pack_a_f64};
+}
 
 }  // namespace tunekit::cpu::gemm_detail

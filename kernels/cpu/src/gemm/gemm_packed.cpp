@@ -32,6 +32,7 @@ template <typename T>
 struct MicroKernel {
   std::int64_t mr, nr;
   void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
+  void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a plain A; may be null
 };
 
 template <typename T>
@@ -45,9 +46,9 @@ MicroKernel<T> micro_kernel() noexcept {
   }
 #endif
   if constexpr (sizeof(T) == sizeof(float)) {
-    return {set.mr_f32, set.nr_f32, set.f32};
+    return {set.mr_f32, set.nr_f32, set.f32, set.pack_a_f32};
   } else {
-    return {set.mr_f64, set.nr_f64, set.f64};
+    return {set.mr_f64, set.nr_f64, set.f64, set.pack_a_f64};
   }
 }
 
@@ -91,12 +92,15 @@ void pack_a_panel(const T* src, std::int64_t lda, std::int64_t kc, T* dst) noexc
 // Rows [ic, ic + mc) x depth [pc, pc + kc) of op(A) as MR-row micro-panels
 // ([kc][mr] each), rows past mc zero.
 template <typename T>
-void pack_a(const Problem<T>& p, std::int64_t ic, std::int64_t mc, std::int64_t pc, std::int64_t kc,
-            std::int64_t mr, T* out) noexcept {
+void pack_a(const Problem<T>& p, const MicroKernel<T>& u, std::int64_t ic, std::int64_t mc, std::int64_t pc,
+            std::int64_t kc, T* out) noexcept {
+  const std::int64_t mr = u.mr;
   for (std::int64_t g = 0; g < mc; g += mr) {
     const std::int64_t rows = std::min(mr, mc - g);
     T* dst = out + (g / mr) * kc * mr;
-    if (p.ta == Transpose::NO && rows == mr && (mr == 12 || mr == 6 || mr == 4)) {
+    if (p.ta == Transpose::NO && rows == mr && u.pack_a) {
+      u.pack_a(p.a + (ic + g) * p.lda + pc, p.lda, kc, dst);
+    } else if (p.ta == Transpose::NO && rows == mr && (mr == 12 || mr == 6 || mr == 4)) {
       const T* src = p.a + (ic + g) * p.lda + pc;
       if (mr == 12) pack_a_panel<T, 12>(src, p.lda, kc, dst);
       if (mr == 6) pack_a_panel<T, 6>(src, p.lda, kc, dst);
@@ -241,7 +245,7 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
           const std::int64_t chunk = t % chunks;
           const std::int64_t mc = std::min(mc_max, p.m - ic);
           if (ic != packed_ic) {
-            pack_a(p, ic, mc, pc, kc, u.mr, my_a);
+            pack_a(p, u, ic, mc, pc, kc, my_a);
             packed_ic = ic;
           }
           const std::int64_t q_end = panels * (chunk + 1) / chunks;
@@ -279,7 +283,7 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
   if (!a_buffer) return gd::out_of_memory(a_bytes);
   T* b_buffer = static_cast<T*>(t_pack_b.get(b_bytes));
   if (!b_buffer) return gd::out_of_memory(b_bytes);
-  pack_a(p, 0, p.m, 0, p.k, u.mr, a_buffer);
+  pack_a(p, u, 0, p.m, 0, p.k, a_buffer);
   const std::int64_t panels = ceil_div(p.n, u.nr);
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
