@@ -1,12 +1,11 @@
 // The serial/parallel decision of the Gemm calibrations (the product's team
 // and the half types' conversions): sizes are measured in growing order, and
 // the team must beat one thread by the margin at two consecutive sizes. The
-// crossover is then the geometric middle between the last size one thread
-// won and the first of the team's two wins (that size itself when one thread
-// never won).
+// crossover is then the first of the team's two wins: a size where it was
+// measured faster (a point between that and the last size one thread won,
+// never measured, had the team slower by a fifth in a benchmark).
 #pragma once
 
-#include <cmath>
 #include <optional>
 
 namespace tunekit::cpu::gemm_detail {
@@ -22,7 +21,6 @@ class TeamCrossover {
       if (team_wins_++ == 0) team_from_ = size;
     } else {
       team_wins_ = 0;
-      serial_until_ = size;
     }
     return team_wins_ >= 2;
   }
@@ -30,13 +28,12 @@ class TeamCrossover {
   // The crossover size, or nothing when the team has not won twice in a row.
   std::optional<double> crossover() const noexcept {
     if (team_wins_ < 2) return std::nullopt;
-    return serial_until_ > 0 ? std::sqrt(serial_until_ * team_from_) : team_from_;
+    return team_from_;
   }
 
  private:
   double margin_;
-  double serial_until_ = 0;  // the last size one thread won (0: none)
-  double team_from_ = 0;     // the first size of the team's current winning run
+  double team_from_ = 0;  // the first size of the team's current winning run
   int team_wins_ = 0;
 };
 
