@@ -1,5 +1,5 @@
 // One probe: fresh operands, the reference output, then baseline and
-// candidate each poisoned, run, verified and timed.
+// candidate each poisoned, run and verified, then timed taking turns.
 #include "tunekit/tuning/crossover_calibration.hpp"
 
 #include <fmt/format.h>
@@ -50,7 +50,6 @@ Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibratio
   std::copy_n(static_cast<const unsigned char*>(problem->output.data()), problem->output.bytes(),
               static_cast<unsigned char*>(reference->data()));
 
-  PathTimings timings;
   for (const CalibrationPath* path : {&spec.baseline, &spec.candidate}) {
     poison(problem->output);
     TUNEKIT_RETURN_IF_ERROR(path->run(*problem));
@@ -59,13 +58,20 @@ Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibratio
       context.reporter.record_rejected(spec.parameter, fmt::format("size={} {}", size, path->name), same.message());
       return Error(ErrorCode::EXECUTION_FAILED, fmt::format("{} path: {}", path->name, same.message()));
     }
-    CalibrationProblem& p = *problem;
-    Result<std::vector<double>> samples =
-        measure_repetitions([&p, path] { return path->run(p); }, context.options.repetitions);
-    if (!samples.ok()) return samples.error();
-    context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, path->name), *samples);
-    (path == &spec.baseline ? timings.baseline_ms : timings.candidate_ms) = std::move(samples).value();
   }
+  // The two paths take turns, one sample each: all the samples of one path
+  // in a row took a few hundred microseconds at small sizes, short enough
+  // for one slow phase of a shared machine to fall on one path only.
+  CalibrationProblem& p = *problem;
+  Result<std::vector<std::vector<double>>> samples = measure_interleaved(
+      {[&p, &spec] { return spec.baseline.run(p); }, [&p, &spec] { return spec.candidate.run(p); }},
+      std::max(context.options.repetitions, 5));
+  if (!samples.ok()) return samples.error();
+  PathTimings timings{std::move((*samples)[0]), std::move((*samples)[1])};
+  context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, spec.baseline.name),
+                                    timings.baseline_ms);
+  context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, spec.candidate.name),
+                                    timings.candidate_ms);
   return timings;
 }
 
