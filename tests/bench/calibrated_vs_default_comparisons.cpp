@@ -250,11 +250,12 @@ void add_gemm(Builder& b, const tuning::KernelTuningParameters& calibrated, cons
   });
   const char* depth[] = {"algorithm.streamed_tile_k"};
   group(depth, [&] {
-    // The calibration's family; M <= both skinny limits streams B in both.
-    cpu::GemmShapeFamily s = cpu::gemm_streamed_depth_family(options.memory_budget_bytes, sizeof(T));
-    s.m = std::min({s.m, d.algorithm_skinny_m_limit, c.algorithm_skinny_m_limit});
+    // The calibration's families; M <= both skinny limits streams B in both.
     std::vector<std::pair<cpu::GemmShapeFamily, bool>> out;
-    if (s.m > 0) out.emplace_back(s, false);
+    for (cpu::GemmShapeFamily s : cpu::gemm_streamed_depth_families(options.memory_budget_bytes, sizeof(T))) {
+      s.m = std::min({s.m, d.algorithm_skinny_m_limit, c.algorithm_skinny_m_limit});
+      if (s.m > 0) out.emplace_back(s, false);
+    }
     return out;
   });
   const char* pack_b[] = {"algorithm.pack_b_minimum_elements"};

@@ -61,7 +61,10 @@ TEST(GemmShapeFamilies, WideEdgesHalveUntilTheSkinnyProductFits) {
   EXPECT_EQ(gemm_wide_edge(std::size_t{512} << 20, 8, 4), 4096);
   EXPECT_EQ(gemm_wide_edge(std::size_t{64} << 20, 8, 4), 2048);
   EXPECT_EQ(gemm_wide_edge(1000, 8, 4), 64);
-  EXPECT_EQ(gemm_streamed_depth_family(std::size_t{8} << 20, 4), (GemmShapeFamily{"skinny_m", 8, 1024, 1024, N}));
+  EXPECT_EQ(gemm_streamed_depth_families(std::size_t{8} << 20, 4),
+            (std::vector<GemmShapeFamily>{{"skinny_m", 8, 1024, 1024, N}, {"skinny_m", 16, 1024, 1024, N}}));
+  EXPECT_EQ(gemm_streamed_depth_families(std::size_t{512} << 20, 4),
+            (std::vector<GemmShapeFamily>{{"skinny_m", 8, 4096, 4096, N}, {"skinny_m", 16, 2048, 2048, N}}));
   EXPECT_EQ(gemm_skinny_limit_wide(std::size_t{512} << 20, 4), 2048);
   EXPECT_EQ(gemm_skinny_limit_wide(std::size_t{2} << 20, 4), 512);
   EXPECT_EQ(gemm_skinny_limit_wide(1000, 4), 64);

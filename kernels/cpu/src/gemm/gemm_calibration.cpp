@@ -156,11 +156,11 @@ std::optional<double> time_checked(CalibrationContext& context, const std::strin
 // result or a kernel error (recorded).
 template <typename T>
 bool check_all(CalibrationContext& context, const std::string& parameter, const std::string& name,
-               const GemmKernel& kernel, std::vector<Operands<T>>& families, int threads) {
+               const GemmKernel& kernel, std::vector<Operands<T>>& families, GemmPath path, int threads) {
   for (Operands<T>& x : families) {
     const std::string what = fmt::format("{} {} {}x{}x{}", name, x.shape.name, x.shape.m, x.shape.n, x.shape.k);
     tuning::poison(x.c);
-    if (Error e = run<T>(kernel, x, GemmPath::PACKED, threads); e.is_bad()) {
+    if (Error e = run<T>(kernel, x, path, threads); e.is_bad()) {
       context.reporter.record_rejected(parameter, what, e.message());
       return false;
     }
@@ -170,6 +170,52 @@ bool check_all(CalibrationContext& context, const std::string& parameter, const 
     }
   }
   return true;
+}
+
+// One configuration of an interleaved comparison: its name in the report and its kernel.
+struct NamedKernel {
+  std::string name;
+  GemmKernel kernel;
+};
+
+// Times every configuration on every family, all taking turns
+// (measure_interleaved), records the samples, and returns each one's time
+// over the first configuration's (the default) on each family: the median
+// over the rounds of the ratio within a round. Configurations timed one
+// after the other met different phases of a shared machine, and whichever
+// had the quiet phase won. nullopt when the timing failed (noted).
+template <typename T>
+std::optional<std::vector<std::vector<double>>> ratios_to_first(CalibrationContext& context,
+                                                                const std::string& parameter,
+                                                                const std::vector<NamedKernel>& configs,
+                                                                std::vector<Operands<T>>& families, GemmPath path,
+                                                                int threads, int rounds) {
+  std::vector<std::function<Error()>> runs;
+  for (const NamedKernel& config : configs) {
+    for (Operands<T>& x : families) {
+      runs.push_back([&config, &x, path, threads] { return run<T>(config.kernel, x, path, threads); });
+    }
+  }
+  auto samples = tuning::measure_interleaved(runs, rounds, [&] { return context.budget.time_left(); });
+  if (!samples.ok()) {
+    context.reporter.note(parameter + " timing stopped: " + samples.error().message());
+    return std::nullopt;
+  }
+  const std::size_t f_count = families.size();
+  std::vector<std::vector<double>> ratios(configs.size(), std::vector<double>(f_count));
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    for (std::size_t f = 0; f < f_count; ++f) {
+      const std::vector<double>& mine = (*samples)[c * f_count + f];
+      const std::vector<double>& reference = (*samples)[f];
+      std::vector<double> per_round;
+      for (std::size_t r = 0; r < mine.size(); ++r) per_round.push_back(mine[r] / reference[r]);
+      ratios[c][f] = measure::median(per_round);
+      const GemmShapeFamily& shape = families[f].shape;
+      context.reporter.record_candidate(
+          parameter, fmt::format("{} {} {}x{}x{}", configs[c].name, shape.name, shape.m, shape.n, shape.k), mine);
+    }
+  }
+  return ratios;
 }
 
 template <typename T>
@@ -197,49 +243,21 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
   };
   // The default first, then every candidate whose output is right.
   std::vector<Tiles> tiles = {portable};
-  if (families.empty() || !check_all<T>(context, parameter, describe(portable), kernel_of(portable), families, threads)) {
+  if (families.empty() ||
+      !check_all<T>(context, parameter, describe(portable), kernel_of(portable), families, GemmPath::PACKED, threads)) {
     context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: it failed");
     return;
   }
   for (const Tiles& t : tile_candidates(context.execution.processor, gemm_register_block(type), sizeof(T), portable)) {
-    if (check_all<T>(context, parameter, describe(t), kernel_of(t), families, threads)) tiles.push_back(t);
+    if (check_all<T>(context, parameter, describe(t), kernel_of(t), families, GemmPath::PACKED, threads)) {
+      tiles.push_back(t);
+    }
   }
-  // Each configuration's time over the default's on each family: the median
-  // over interleaved rounds of the ratio within a round. Configurations
-  // timed one after the other took turns in different phases of a shared
-  // machine, and whichever had the quiet phase won.
-  const auto ratios_to_default = [&](const std::vector<Tiles>& set,
-                                     int round_factor) -> std::optional<std::vector<std::vector<double>>> {
-    std::vector<GemmKernel> kernels;
-    for (const Tiles& t : set) kernels.push_back(kernel_of(t));
-    std::vector<std::function<Error()>> runs;
-    for (std::size_t c = 0; c < set.size(); ++c) {
-      for (Operands<T>& x : families) {
-        runs.push_back([&kernels, &x, c, threads] { return run<T>(kernels[c], x, GemmPath::PACKED, threads); });
-      }
-    }
-    auto samples = tuning::measure_interleaved(runs, round_factor * std::max(context.options.repetitions, 5),
-                                               [&] { return context.budget.time_left(); });
-    if (!samples.ok()) {
-      context.reporter.note("tile timing stopped: " + samples.error().message());
-      return std::nullopt;
-    }
-    const std::size_t f_count = families.size();
-    std::vector<std::vector<double>> ratios(set.size(), std::vector<double>(f_count));
-    for (std::size_t c = 0; c < set.size(); ++c) {
-      for (std::size_t f = 0; f < f_count; ++f) {
-        const std::vector<double>& mine = (*samples)[c * f_count + f];
-        const std::vector<double>& reference = (*samples)[f];
-        std::vector<double> per_round;
-        for (std::size_t r = 0; r < mine.size(); ++r) per_round.push_back(mine[r] / reference[r]);
-        ratios[c][f] = measure::median(per_round);
-        const GemmShapeFamily& shape = families[f].shape;
-        context.reporter.record_candidate(parameter, fmt::format("{} {} {}x{}x{}", describe(set[c]), shape.name, shape.m,
-                                                                 shape.n, shape.k),
-                                          mine);
-      }
-    }
-    return ratios;
+  const int rounds = std::max(context.options.repetitions, 5);
+  const auto ratios_to_default = [&](const std::vector<Tiles>& set, int round_factor) {
+    std::vector<NamedKernel> configs;
+    for (const Tiles& t : set) configs.push_back({describe(t), kernel_of(t)});
+    return ratios_to_first<T>(context, parameter, configs, families, GemmPath::PACKED, threads, round_factor * rounds);
   };
   const double margin = context.options.required_margin;
   const std::optional<std::vector<std::vector<double>>> ratios = ratios_to_default(tiles, 1);
@@ -300,60 +318,78 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
                               tuning::KernelTuningParameters& values) {
   const std::string parameter = "algorithm.streamed_tile_k";
   const GemmPackedTuning defaults;
-  const GemmShapeFamily family = gemm_streamed_depth_family(context.options.memory_budget_bytes, sizeof(T));
-  auto x = make_operands<T>(context, family, type);
-  if (!x.ok()) {
-    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                            "portable default kept: " + x.error().message());
-    return;
-  }
-  const std::string shape = fmt::format("{}x{}x{}", family.m, family.n, family.k);
-  const auto timed = [&](std::int64_t depth) {
-    GemmPackedTuning config = defaults;
-    config.algorithm_streamed_tile_k = depth;
-    return time_checked<T>(context, parameter, fmt::format("streamed_tile_k={} {}", depth, shape),
-                           GemmKernel(config), *x, GemmPath::STREAMED_B, threads);
-  };
-  const std::optional<double> portable = timed(defaults.algorithm_streamed_tile_k);
-  if (!portable) {
-    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: it failed");
-    return;
-  }
-  std::int64_t best = defaults.algorithm_streamed_tile_k;
-  double best_ms = *portable;
-  for (std::int64_t depth : {8, 12, 16, 24, 48, 64, 96, 128}) {
-    if (!context.budget.time_left()) {
-      context.reporter.note(fmt::format("time budget spent before streamed_tile_k={}", depth));
-      break;
-    }
-    const std::optional<double> ms = timed(depth);
-    if (ms && *ms < best_ms) {
-      best_ms = *ms;
-      best = depth;
-    }
-  }
-  // A skinny product's time moves with whatever else reads memory: the
-  // winner is timed once more right after the default, and must win again.
-  if (best != defaults.algorithm_streamed_tile_k && best_ms <= *portable * (1.0 - context.options.required_margin)) {
-    const std::optional<double> again_default = timed(defaults.algorithm_streamed_tile_k);
-    const std::optional<double> again_best = timed(best);
-    if (!again_default || !again_best || *again_best > *again_default * (1.0 - context.options.required_margin)) {
+  std::vector<Operands<T>> families;
+  std::string shapes;
+  for (const GemmShapeFamily& family : gemm_streamed_depth_families(context.options.memory_budget_bytes, sizeof(T))) {
+    auto x = make_operands<T>(context, family, type);
+    if (!x.ok()) {
       context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                              fmt::format("portable default kept: streamed_tile_k={} did not win again on {}", best,
-                                          shape));
+                              "portable default kept: " + x.error().message());
       return;
     }
+    families.push_back(std::move(x).value());
+    shapes += fmt::format("{}{}x{}x{}", shapes.empty() ? "" : ", ", family.m, family.n, family.k);
   }
-  if (best == defaults.algorithm_streamed_tile_k || best_ms > *portable * (1.0 - context.options.required_margin)) {
+  const auto kernel_of = [&defaults](std::int64_t depth) {
+    GemmPackedTuning config = defaults;
+    config.algorithm_streamed_tile_k = depth;
+    return GemmKernel(config);
+  };
+  // Every depth is checked on both families, then all are timed taking
+  // turns (a skinny product's time moves with whatever else reads memory);
+  // a depth is chosen as tiles are (gemm_tiles_beat) and must win again
+  // against the default alone.
+  std::vector<std::int64_t> depths;
+  for (std::int64_t depth : {defaults.algorithm_streamed_tile_k, std::int64_t{8}, std::int64_t{12}, std::int64_t{16},
+                             std::int64_t{24}, std::int64_t{48}, std::int64_t{64}, std::int64_t{96},
+                             std::int64_t{128}}) {
+    const bool right = check_all<T>(context, parameter, fmt::format("streamed_tile_k={}", depth), kernel_of(depth),
+                                    families, GemmPath::STREAMED_B, threads);
+    if (!right && depth == defaults.algorithm_streamed_tile_k) {
+      context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: it failed");
+      return;
+    }
+    if (right) depths.push_back(depth);
+  }
+  const int rounds = std::max(context.options.repetitions, 5);
+  const auto ratios_to_default = [&](const std::vector<std::int64_t>& set, int round_factor) {
+    std::vector<NamedKernel> configs;
+    for (std::int64_t depth : set) configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth)});
+    return ratios_to_first<T>(context, parameter, configs, families, GemmPath::STREAMED_B, threads,
+                              round_factor * rounds);
+  };
+  const double margin = context.options.required_margin;
+  const std::optional<std::vector<std::vector<double>>> ratios = ratios_to_default(depths, 1);
+  std::optional<std::int64_t> best;
+  double best_score = 1.0;
+  for (std::size_t c = 1; ratios && c < depths.size(); ++c) {
+    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
+    if (score && *score < best_score) {
+      best_score = *score;
+      best = depths[c];
+    }
+  }
+  if (!best) {
     context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                            fmt::format("portable default kept: no depth faster by {:.0f}% on {}",
-                                        100 * context.options.required_margin, shape));
+                            fmt::format("portable default kept: no depth faster by {:.0f}% on one of {} and slower "
+                                        "by as much on the other",
+                                        100 * margin, shapes));
     return;
   }
-  values.values[parameter] = best;
-  context.reporter.select(parameter, best,
-                          fmt::format("{:.3f} of the default's time on the streamed path at {}", best_ms / *portable,
-                                      shape));
+  const std::optional<std::vector<std::vector<double>>> again =
+      ratios_to_default({defaults.algorithm_streamed_tile_k, *best}, 2);
+  const std::optional<double> again_score = again ? gemm_tiles_beat((*again)[1], margin) : std::nullopt;
+  if (!again_score) {
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
+                            fmt::format("portable default kept: streamed_tile_k={} did not win again on {}", *best,
+                                        shapes));
+    return;
+  }
+  values.values[parameter] = *best;
+  context.reporter.select(parameter, *best,
+                          fmt::format("{:.3f} of the default's time on the streamed path (geometric mean over {}; "
+                                      "{:.3f} when timed again)",
+                                      best_score, shapes, *again_score));
 }
 
 // The largest M of a doubling sequence at which the streamed-B path is not

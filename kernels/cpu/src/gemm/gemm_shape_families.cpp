@@ -61,9 +61,10 @@ std::int64_t gemm_wide_edge(std::size_t budget, std::int64_t m, std::size_t elem
   return wide;
 }
 
-GemmShapeFamily gemm_streamed_depth_family(std::size_t budget, std::size_t element) {
+std::vector<GemmShapeFamily> gemm_streamed_depth_families(std::size_t budget, std::size_t element) {
   const std::int64_t wide = gemm_wide_edge(budget, 8, element);
-  return {"skinny_m", 8, wide, wide, Transpose::NO};
+  const std::int64_t limit_wide = gemm_skinny_limit_wide(budget, element);
+  return {{"skinny_m", 8, wide, wide, Transpose::NO}, {"skinny_m", 16, limit_wide, limit_wide, Transpose::NO}};
 }
 
 std::int64_t gemm_skinny_limit_wide(std::size_t budget, std::size_t element) {
