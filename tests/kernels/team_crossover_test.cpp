@@ -6,14 +6,16 @@
 namespace tunekit::cpu::gemm_detail {
 namespace {
 
-TEST(TeamCrossover, IsTheFirstOfTwoConsecutiveTeamWins) {
+TEST(TeamCrossover, IsTheSecondOfTwoConsecutiveTeamWins) {
   TeamCrossover search(0.05);
   EXPECT_FALSE(search.record(100, 1.0, 1.2));   // one thread wins
   EXPECT_FALSE(search.record(200, 1.0, 0.97));  // within the margin: not a win
   EXPECT_FALSE(search.record(400, 1.0, 0.90));  // the team wins once
   EXPECT_FALSE(search.crossover().has_value());
   EXPECT_TRUE(search.record(800, 1.0, 0.60));   // and again: done
-  EXPECT_EQ(search.crossover(), 400.0);
+  EXPECT_EQ(search.crossover(), 800.0);
+  EXPECT_TRUE(search.record(1600, 1.0, 2.0));   // later sizes change nothing
+  EXPECT_EQ(search.crossover(), 800.0);
 }
 
 TEST(TeamCrossover, AWinThatIsNotConfirmedStartsAgain) {
@@ -22,7 +24,7 @@ TEST(TeamCrossover, AWinThatIsNotConfirmedStartsAgain) {
   EXPECT_FALSE(search.record(200, 1.0, 1.0));
   EXPECT_FALSE(search.record(400, 1.0, 0.8));
   EXPECT_TRUE(search.record(800, 1.0, 0.7));
-  EXPECT_EQ(search.crossover(), 400.0);
+  EXPECT_EQ(search.crossover(), 800.0);
   TeamCrossover never(0.05);
   for (double size : {1.0, 2.0, 4.0}) EXPECT_FALSE(never.record(size, 1.0, 0.96));
   EXPECT_FALSE(never.crossover().has_value());

@@ -436,10 +436,9 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
 
 // The parallel crossover: the team against one thread on cubes of growing
 // edge (all with the configuration chosen so far). The product runs in
-// parallel from the geometric middle between the last cube where one thread
-// was faster and the first where the team was faster by the margin (and
-// stayed so at the next edge); fmas_per_work_unit is that many multiply-adds
-// over minimum_tasks.
+// parallel from the second of two consecutive cubes where the team was
+// faster by the margin (TeamCrossover); fmas_per_work_unit is that many
+// multiply-adds over minimum_tasks.
 template <typename T>
 void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
                         tuning::KernelTuningParameters& values) {
