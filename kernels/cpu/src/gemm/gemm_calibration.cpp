@@ -15,6 +15,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "team_crossover.hpp"
@@ -126,30 +127,54 @@ double tolerance(std::int64_t k) {
   return 8.0 * static_cast<double>(k + 2) * std::numeric_limits<T>::epsilon();
 }
 
-// One verified, timed run of a configuration on one shape: the median in ms,
-// or nothing after a rejection (recorded).
+// Runs a configuration once on one shape and checks its output: false
+// after a wrong result or a kernel error (recorded under `what`).
 template <typename T>
-std::optional<double> time_checked(CalibrationContext& context, const std::string& parameter,
-                                   const std::string& what, const GemmKernel& kernel, Operands<T>& x, GemmPath path,
-                                   int threads) {
+bool check_one(CalibrationContext& context, const std::string& parameter, const std::string& what,
+               const GemmKernel& kernel, Operands<T>& x, GemmPath path, int threads) {
   tuning::poison(x.c);
   if (Error e = run<T>(kernel, x, path, threads); e.is_bad()) {
     context.reporter.record_rejected(parameter, what, e.message());
-    return std::nullopt;
+    return false;
   }
   if (Error same = tuning::compare_tensors(x.expected, x.c, tolerance<T>(x.shape.k)); same.is_bad()) {
     context.reporter.record_rejected(parameter, what, "wrong result: " + same.message());
-    return std::nullopt;
+    return false;
   }
-  auto samples = tuning::measure_repetitions([&] { return run<T>(kernel, x, path, threads); },
-                                             context.options.repetitions);
+  return true;
+}
+
+// One way of running a product in a two-way comparison.
+struct GemmRun {
+  std::string what;  // its name in the report, shape included
+  GemmKernel kernel;
+  GemmPath path;
+  int threads;
+};
+
+// Checks both runs' outputs on one shape, then times them taking turns
+// (measure_interleaved; the samples of one and then the other's had met
+// different phases of a shared machine): their medians in ms, or nothing
+// after a rejection (recorded).
+template <typename T>
+std::optional<std::pair<double, double>> time_pair_checked(CalibrationContext& context, const std::string& parameter,
+                                                           const GemmRun& first, const GemmRun& second,
+                                                           Operands<T>& x) {
+  for (const GemmRun* r : {&first, &second}) {
+    if (!check_one<T>(context, parameter, r->what, r->kernel, x, r->path, r->threads)) return std::nullopt;
+  }
+  auto samples = tuning::measure_interleaved(
+      {[&] { return run<T>(first.kernel, x, first.path, first.threads); },
+       [&] { return run<T>(second.kernel, x, second.path, second.threads); }},
+      std::max(context.options.repetitions, 5));
   if (!samples.ok()) {
-    context.reporter.record_rejected(parameter, what, samples.error().message());
+    context.reporter.record_rejected(parameter, first.what + " / " + second.what, samples.error().message());
     return std::nullopt;
   }
-  const double median = measure::median(*samples);
-  context.reporter.record_candidate(parameter, what, std::move(samples).value());
-  return median;
+  const std::pair<double, double> medians{measure::median((*samples)[0]), measure::median((*samples)[1])};
+  context.reporter.record_candidate(parameter, first.what, std::move((*samples)[0]));
+  context.reporter.record_candidate(parameter, second.what, std::move((*samples)[1]));
+  return medians;
 }
 
 // Checks a configuration's output on every family: false after a wrong
@@ -159,15 +184,7 @@ bool check_all(CalibrationContext& context, const std::string& parameter, const 
                const GemmKernel& kernel, std::vector<Operands<T>>& families, GemmPath path, int threads) {
   for (Operands<T>& x : families) {
     const std::string what = fmt::format("{} {} {}x{}x{}", name, x.shape.name, x.shape.m, x.shape.n, x.shape.k);
-    tuning::poison(x.c);
-    if (Error e = run<T>(kernel, x, path, threads); e.is_bad()) {
-      context.reporter.record_rejected(parameter, what, e.message());
-      return false;
-    }
-    if (Error same = tuning::compare_tensors(x.expected, x.c, tolerance<T>(x.shape.k)); same.is_bad()) {
-      context.reporter.record_rejected(parameter, what, "wrong result: " + same.message());
-      return false;
-    }
+    if (!check_one<T>(context, parameter, what, kernel, x, path, threads)) return false;
   }
   return true;
 }
@@ -413,12 +430,12 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
     }
     const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
     const GemmKernel kernel(config);
-    std::optional<double> streamed =
-        time_checked<T>(context, parameter, "streamed_b " + shape, kernel, *x, GemmPath::STREAMED_B, threads);
-    std::optional<double> packed =
-        time_checked<T>(context, parameter, "packed " + shape, kernel, *x, GemmPath::PACKED, threads);
-    if (!streamed || !packed) break;
-    if (*streamed > *packed) {
+    const std::optional<std::pair<double, double>> ms =
+        time_pair_checked<T>(context, parameter, {"streamed_b " + shape, kernel, GemmPath::STREAMED_B, threads},
+                             {"packed " + shape, kernel, GemmPath::PACKED, threads}, *x);
+    if (!ms) break;
+    const auto [streamed, packed] = *ms;
+    if (streamed > packed) {
       if (!limit) limit = m / 2;  // slower already at the smallest M: up to M = 2
       break;
     }
@@ -462,12 +479,11 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
     auto x = make_operands<T>(context, {"cube", edge, edge, edge, Transpose::NO}, type);
     if (!x.ok()) break;
     const std::string shape = fmt::format("{}x{}x{}", edge, edge, edge);
-    const std::optional<double> one =
-        time_checked<T>(context, parameter, "1 thread " + shape, GemmKernel(config), *x, GemmPath::AUTO, 1);
-    const std::optional<double> team = time_checked<T>(context, parameter, fmt::format("{} threads {}", threads, shape),
-                                                       GemmKernel(always_parallel), *x, GemmPath::AUTO, threads);
-    if (!one || !team) break;
-    if (search.record(static_cast<double>(edge * edge * edge), *one, *team)) break;
+    const std::optional<std::pair<double, double>> ms = time_pair_checked<T>(
+        context, parameter, {"1 thread " + shape, GemmKernel(config), GemmPath::AUTO, 1},
+        {fmt::format("{} threads {}", threads, shape), GemmKernel(always_parallel), GemmPath::AUTO, threads}, *x);
+    if (!ms) break;
+    if (search.record(static_cast<double>(edge * edge * edge), ms->first, ms->second)) break;
   }
   const std::optional<double> found = search.crossover();
   if (!found) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "team_crossover.hpp"
@@ -48,17 +49,25 @@ Error run(DataType type, const GemmKernel& kernel, Square& x, int threads) {
                     x.b.as<std::uint16_t>(), e, 0.0f, x.c.as<std::uint16_t>(), e, GemmPath::AUTO, threads);
 }
 
-// The median in ms of one configuration, or nothing after a rejection (recorded).
-std::optional<double> timed(CalibrationContext& context, const std::string& parameter, const std::string& what,
-                            DataType type, const GemmKernel& kernel, Square& x, int threads) {
-  auto samples = tuning::measure_repetitions([&] { return run(type, kernel, x, threads); }, context.options.repetitions);
+// The medians in ms of the serial and the parallel conversions, or nothing
+// after an error (recorded).
+std::optional<std::pair<double, double>> timed_pair(CalibrationContext& context, const std::string& parameter,
+                                                    const std::string& serial_what, const std::string& parallel_what,
+                                                    DataType type, const GemmKernel& serial,
+                                                    const GemmKernel& parallel, Square& x, int threads) {
+  // Taking turns: the samples of one and then the other's met different
+  // phases of a shared machine.
+  auto samples = tuning::measure_interleaved(
+      {[&] { return run(type, serial, x, threads); }, [&] { return run(type, parallel, x, threads); }},
+      std::max(context.options.repetitions, 5));
   if (!samples.ok()) {
-    context.reporter.record_rejected(parameter, what, samples.error().message());
+    context.reporter.record_rejected(parameter, serial_what + " / " + parallel_what, samples.error().message());
     return std::nullopt;
   }
-  const double median = measure::median(*samples);
-  context.reporter.record_candidate(parameter, what, std::move(samples).value());
-  return median;
+  const std::pair<double, double> medians{measure::median((*samples)[0]), measure::median((*samples)[1])};
+  context.reporter.record_candidate(parameter, serial_what, std::move((*samples)[0]));
+  context.reporter.record_candidate(parameter, parallel_what, std::move((*samples)[1]));
+  return medians;
 }
 
 }  // namespace
@@ -115,12 +124,11 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
       context.reporter.record_rejected(parameter, "parallel " + shape, "C differs from the serial conversions'");
       break;
     }
-    const std::optional<double> one = timed(context, parameter, "serial conversions " + shape, type, serial_kernel,
-                                            *x, threads);
-    const std::optional<double> team = timed(context, parameter, "parallel conversions " + shape, type,
-                                             parallel_kernel, *x, threads);
-    if (!one || !team) break;
-    if (search.record(static_cast<double>(edge * edge), *one, *team)) break;
+    const std::optional<std::pair<double, double>> ms =
+        timed_pair(context, parameter, "serial conversions " + shape, "parallel conversions " + shape, type,
+                   serial_kernel, parallel_kernel, *x, threads);
+    if (!ms) break;
+    if (search.record(static_cast<double>(edge * edge), ms->first, ms->second)) break;
   }
   const std::optional<double> crossover = search.crossover();
   if (!crossover) {
