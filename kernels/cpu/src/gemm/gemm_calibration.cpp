@@ -235,6 +235,58 @@ std::optional<std::vector<std::vector<double>>> ratios_to_first(CalibrationConte
   return ratios;
 }
 
+// The outcome of choosing among configurations on shape families.
+struct FamilyChoice {
+  enum class Outcome { DEFAULT_FAILED, TIMING_FAILED, NO_WINNER, NOT_AGAIN, CHOSEN };
+  Outcome outcome = Outcome::DEFAULT_FAILED;
+  std::size_t index = 0;  // the winner among the configurations given (NOT_AGAIN, CHOSEN)
+  double score = 1.0;     // its geometric mean ratio to the default (gemm_tiles_beat)
+  double again = 1.0;     // the same when timed again (CHOSEN)
+};
+
+// configs[0] is the default. Every configuration is checked on every family
+// (a wrong one is dropped, a wrong default ends the choice), all are timed
+// interleaved (ratios_to_first), the one with the lowest score among those
+// that beat the default (gemm_tiles_beat) wins, and it is timed again
+// against the default alone, in twice the rounds (two configurations cost
+// little), and must beat it again.
+template <typename T>
+FamilyChoice choose_on_families(CalibrationContext& context, const std::string& parameter,
+                                const std::vector<NamedKernel>& configs, std::vector<Operands<T>>& families,
+                                GemmPath path, int threads) {
+  using Outcome = FamilyChoice::Outcome;
+  std::vector<std::size_t> right;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (check_all<T>(context, parameter, configs[i].name, configs[i].kernel, families, path, threads)) {
+      right.push_back(i);
+    } else if (i == 0) {
+      return {Outcome::DEFAULT_FAILED};
+    }
+  }
+  std::vector<NamedKernel> checked;
+  for (std::size_t i : right) checked.push_back(configs[i]);
+  const int rounds = std::max(context.options.repetitions, 5);
+  const double margin = context.options.required_margin;
+  const std::optional<std::vector<std::vector<double>>> ratios =
+      ratios_to_first<T>(context, parameter, checked, families, path, threads, rounds);
+  if (!ratios) return {Outcome::TIMING_FAILED};
+  std::optional<std::size_t> best;
+  double best_score = 1.0;
+  for (std::size_t c = 1; c < checked.size(); ++c) {
+    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
+    if (score && *score < best_score) {
+      best_score = *score;
+      best = c;
+    }
+  }
+  if (!best) return {Outcome::NO_WINNER};
+  const std::optional<std::vector<std::vector<double>>> again =
+      ratios_to_first<T>(context, parameter, {checked[0], checked[*best]}, families, path, threads, 2 * rounds);
+  const std::optional<double> again_score = again ? gemm_tiles_beat((*again)[1], margin) : std::nullopt;
+  if (!again_score) return {Outcome::NOT_AGAIN, right[*best], best_score};
+  return {Outcome::CHOSEN, right[*best], best_score, *again_score};
+}
+
 template <typename T>
 void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tuning::KernelTuningParameters& values) {
   const GemmPackedTuning defaults;
@@ -258,63 +310,41 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
     config.algorithm_tile_k = t.k;
     return GemmKernel(config);
   };
-  // The default first, then every candidate whose output is right.
-  std::vector<Tiles> tiles = {portable};
-  if (families.empty() ||
-      !check_all<T>(context, parameter, describe(portable), kernel_of(portable), families, GemmPath::PACKED, threads)) {
+  if (families.empty()) {
     context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: it failed");
     return;
   }
+  std::vector<Tiles> tiles = {portable};
   for (const Tiles& t : tile_candidates(context.execution.processor, gemm_register_block(type), sizeof(T), portable)) {
-    if (check_all<T>(context, parameter, describe(t), kernel_of(t), families, GemmPath::PACKED, threads)) {
-      tiles.push_back(t);
-    }
+    tiles.push_back(t);
   }
-  const int rounds = std::max(context.options.repetitions, 5);
-  const auto ratios_to_default = [&](const std::vector<Tiles>& set, int round_factor) {
-    std::vector<NamedKernel> configs;
-    for (const Tiles& t : set) configs.push_back({describe(t), kernel_of(t)});
-    return ratios_to_first<T>(context, parameter, configs, families, GemmPath::PACKED, threads, round_factor * rounds);
+  std::vector<NamedKernel> configs;
+  for (const Tiles& t : tiles) configs.push_back({describe(t), kernel_of(t)});
+  const FamilyChoice choice = choose_on_families<T>(context, parameter, configs, families, GemmPath::PACKED, threads);
+  using Outcome = FamilyChoice::Outcome;
+  const auto keep = [&](const std::string& why) {
+    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: " + why);
   };
-  const double margin = context.options.required_margin;
-  const std::optional<std::vector<std::vector<double>>> ratios = ratios_to_default(tiles, 1);
-  if (!ratios) {
-    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: timing failed");
-    return;
+  switch (choice.outcome) {
+    case Outcome::DEFAULT_FAILED: return keep("it failed");
+    case Outcome::TIMING_FAILED: return keep("timing failed");
+    case Outcome::NO_WINNER:
+      return keep(fmt::format("no candidate faster by {:.0f}% on a family ({}) and slower by as much on none",
+                              100 * context.options.required_margin, family_names));
+    case Outcome::NOT_AGAIN:
+      return keep(fmt::format("{} did not win again on the families", describe(tiles[choice.index])));
+    case Outcome::CHOSEN: break;
   }
-  std::optional<Tiles> best;
-  double best_score = 1.0;
-  for (std::size_t c = 1; c < tiles.size(); ++c) {
-    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
-    if (score && *score < best_score) {
-      best_score = *score;
-      best = tiles[c];
-    }
-  }
-  if (!best) {
-    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m,
-                            fmt::format("portable default kept: no candidate faster by {:.0f}% on a family ({}) "
-                                        "and slower by as much on none",
-                                        100 * margin, family_names));
-    return;
-  }
-  // The winner is timed again against the default alone, in twice the
-  // rounds (two configurations cost little), and must win again.
-  const std::optional<std::vector<std::vector<double>>> again = ratios_to_default({portable, *best}, 2);
-  if (!again || !gemm_tiles_beat((*again)[1], margin)) {
-    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m,
-                            fmt::format("portable default kept: {} did not win again on the families", describe(*best)));
-    return;
-  }
+  const Tiles& best = tiles[choice.index];
   const std::string why =
       fmt::format("{} took {:.3f} of the default's time (geometric mean over {}; {:.3f} when timed again)",
-                  describe(*best), best_score, family_names, *gemm_tiles_beat((*again)[1], margin));
-  values.values["algorithm.tile_m"] = best->m;
-  values.values["algorithm.tile_n"] = best->n;
-  values.values["algorithm.tile_k"] = best->k;
-  context.reporter.select("algorithm.tile_m", best->m, why);
-  context.reporter.select("algorithm.tile_n", best->n, why);
-  context.reporter.select("algorithm.tile_k", best->k, why);
+                  describe(best), choice.score, family_names, choice.again);
+  values.values["algorithm.tile_m"] = best.m;
+  values.values["algorithm.tile_n"] = best.n;
+  values.values["algorithm.tile_k"] = best.k;
+  context.reporter.select("algorithm.tile_m", best.m, why);
+  context.reporter.select("algorithm.tile_n", best.n, why);
+  context.reporter.select("algorithm.tile_k", best.k, why);
 }
 
 // The portable defaults with what the earlier steps of this calibration chose.
@@ -352,61 +382,32 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
     config.algorithm_streamed_tile_k = depth;
     return GemmKernel(config);
   };
-  // Every depth is checked on both families, then all are timed taking
-  // turns (a skinny product's time moves with whatever else reads memory);
-  // a depth is chosen as tiles are (gemm_tiles_beat) and must win again
-  // against the default alone.
-  std::vector<std::int64_t> depths;
-  for (std::int64_t depth : {defaults.algorithm_streamed_tile_k, std::int64_t{8}, std::int64_t{12}, std::int64_t{16},
-                             std::int64_t{24}, std::int64_t{48}, std::int64_t{64}, std::int64_t{96},
-                             std::int64_t{128}}) {
-    const bool right = check_all<T>(context, parameter, fmt::format("streamed_tile_k={}", depth), kernel_of(depth),
-                                    families, GemmPath::STREAMED_B, threads);
-    if (!right && depth == defaults.algorithm_streamed_tile_k) {
-      context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: it failed");
-      return;
-    }
-    if (right) depths.push_back(depth);
-  }
-  const int rounds = std::max(context.options.repetitions, 5);
-  const auto ratios_to_default = [&](const std::vector<std::int64_t>& set, int round_factor) {
-    std::vector<NamedKernel> configs;
-    for (std::int64_t depth : set) configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth)});
-    return ratios_to_first<T>(context, parameter, configs, families, GemmPath::STREAMED_B, threads,
-                              round_factor * rounds);
+  // A skinny product's time moves with whatever else reads memory: the
+  // depths are timed taking turns and chosen as tiles are.
+  const std::vector<std::int64_t> depths = {defaults.algorithm_streamed_tile_k, 8, 12, 16, 24, 48, 64, 96, 128};
+  std::vector<NamedKernel> configs;
+  for (std::int64_t depth : depths) configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth)});
+  const FamilyChoice choice =
+      choose_on_families<T>(context, parameter, configs, families, GemmPath::STREAMED_B, threads);
+  using Outcome = FamilyChoice::Outcome;
+  const auto keep = [&](const std::string& why) {
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: " + why);
   };
-  const double margin = context.options.required_margin;
-  const std::optional<std::vector<std::vector<double>>> ratios = ratios_to_default(depths, 1);
-  std::optional<std::int64_t> best;
-  double best_score = 1.0;
-  for (std::size_t c = 1; ratios && c < depths.size(); ++c) {
-    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
-    if (score && *score < best_score) {
-      best_score = *score;
-      best = depths[c];
-    }
+  switch (choice.outcome) {
+    case Outcome::DEFAULT_FAILED: return keep("it failed");
+    case Outcome::TIMING_FAILED: return keep("timing failed");
+    case Outcome::NO_WINNER:
+      return keep(fmt::format("no depth faster by {:.0f}% on one of {} and slower by as much on the other",
+                              100 * context.options.required_margin, shapes));
+    case Outcome::NOT_AGAIN:
+      return keep(fmt::format("streamed_tile_k={} did not win again on {}", depths[choice.index], shapes));
+    case Outcome::CHOSEN: break;
   }
-  if (!best) {
-    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                            fmt::format("portable default kept: no depth faster by {:.0f}% on one of {} and slower "
-                                        "by as much on the other",
-                                        100 * margin, shapes));
-    return;
-  }
-  const std::optional<std::vector<std::vector<double>>> again =
-      ratios_to_default({defaults.algorithm_streamed_tile_k, *best}, 2);
-  const std::optional<double> again_score = again ? gemm_tiles_beat((*again)[1], margin) : std::nullopt;
-  if (!again_score) {
-    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                            fmt::format("portable default kept: streamed_tile_k={} did not win again on {}", *best,
-                                        shapes));
-    return;
-  }
-  values.values[parameter] = *best;
-  context.reporter.select(parameter, *best,
+  values.values[parameter] = depths[choice.index];
+  context.reporter.select(parameter, depths[choice.index],
                           fmt::format("{:.3f} of the default's time on the streamed path (geometric mean over {}; "
                                       "{:.3f} when timed again)",
-                                      best_score, shapes, *again_score));
+                                      choice.score, shapes, choice.again));
 }
 
 // The largest M of a doubling sequence at which the streamed-B path is not
