@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "paired_timing.hpp"
 #include "team_crossover.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/gemm_shape_families.hpp"
@@ -153,9 +154,8 @@ struct GemmRun {
 };
 
 // Checks both runs' outputs on one shape, then times them taking turns
-// (measure_interleaved; the samples of one and then the other's had met
-// different phases of a shared machine): their medians in ms, or nothing
-// after a rejection (recorded).
+// (gemm_detail::time_pair): their medians in ms, or nothing after a
+// rejection (recorded).
 template <typename T>
 std::optional<std::pair<double, double>> time_pair_checked(CalibrationContext& context, const std::string& parameter,
                                                            const GemmRun& first, const GemmRun& second,
@@ -163,18 +163,9 @@ std::optional<std::pair<double, double>> time_pair_checked(CalibrationContext& c
   for (const GemmRun* r : {&first, &second}) {
     if (!check_one<T>(context, parameter, r->what, r->kernel, x, r->path, r->threads)) return std::nullopt;
   }
-  auto samples = tuning::measure_interleaved(
-      {[&] { return run<T>(first.kernel, x, first.path, first.threads); },
-       [&] { return run<T>(second.kernel, x, second.path, second.threads); }},
-      std::max(context.options.repetitions, 5));
-  if (!samples.ok()) {
-    context.reporter.record_rejected(parameter, first.what + " / " + second.what, samples.error().message());
-    return std::nullopt;
-  }
-  const std::pair<double, double> medians{measure::median((*samples)[0]), measure::median((*samples)[1])};
-  context.reporter.record_candidate(parameter, first.what, std::move((*samples)[0]));
-  context.reporter.record_candidate(parameter, second.what, std::move((*samples)[1]));
-  return medians;
+  return gemm_detail::time_pair(
+      context, parameter, first.what, [&] { return run<T>(first.kernel, x, first.path, first.threads); },
+      second.what, [&] { return run<T>(second.kernel, x, second.path, second.threads); });
 }
 
 // Checks a configuration's output on every family: false after a wrong

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "paired_timing.hpp"
 #include "team_crossover.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
-#include "tunekit/measure/statistics.hpp"
 #include "tunekit/tuning/random_tensor.hpp"
 
 namespace tunekit::cpu {
@@ -49,26 +49,6 @@ Error run(DataType type, const GemmKernel& kernel, Square& x, int threads) {
                     x.b.as<std::uint16_t>(), e, 0.0f, x.c.as<std::uint16_t>(), e, GemmPath::AUTO, threads);
 }
 
-// The medians in ms of the serial and the parallel conversions, or nothing
-// after an error (recorded).
-std::optional<std::pair<double, double>> timed_pair(CalibrationContext& context, const std::string& parameter,
-                                                    const std::string& serial_what, const std::string& parallel_what,
-                                                    DataType type, const GemmKernel& serial,
-                                                    const GemmKernel& parallel, Square& x, int threads) {
-  // Taking turns: the samples of one and then the other's met different
-  // phases of a shared machine.
-  auto samples = tuning::measure_interleaved(
-      {[&] { return run(type, serial, x, threads); }, [&] { return run(type, parallel, x, threads); }},
-      std::max(context.options.repetitions, 5));
-  if (!samples.ok()) {
-    context.reporter.record_rejected(parameter, serial_what + " / " + parallel_what, samples.error().message());
-    return std::nullopt;
-  }
-  const std::pair<double, double> medians{measure::median((*samples)[0]), measure::median((*samples)[1])};
-  context.reporter.record_candidate(parameter, serial_what, std::move((*samples)[0]));
-  context.reporter.record_candidate(parameter, parallel_what, std::move((*samples)[1]));
-  return medians;
-}
 
 }  // namespace
 
@@ -124,9 +104,9 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
       context.reporter.record_rejected(parameter, "parallel " + shape, "C differs from the serial conversions'");
       break;
     }
-    const std::optional<std::pair<double, double>> ms =
-        timed_pair(context, parameter, "serial conversions " + shape, "parallel conversions " + shape, type,
-                   serial_kernel, parallel_kernel, *x, threads);
+    const std::optional<std::pair<double, double>> ms = gemm_detail::time_pair(
+        context, parameter, "serial conversions " + shape, [&] { return run(type, serial_kernel, *x, threads); },
+        "parallel conversions " + shape, [&] { return run(type, parallel_kernel, *x, threads); });
     if (!ms) break;
     if (search.record(static_cast<double>(edge * edge), ms->first, ms->second)) break;
   }
