@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -17,18 +18,31 @@
 namespace tunekit::cpu {
 namespace {
 
-TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCandidates) {
+// Calibrates tunekit_cpu's `keys` with the 8 MiB memory budget of CI's
+// calibrations (and `time_budget` per key when given): the report and the
+// seconds it took.
+struct Calibration {
+  tuning::CalibrationBatchReport report;
+  double seconds = 0;
+};
+Calibration calibrate(const std::vector<tuning::KernelTuningKey>& keys,
+                      std::optional<std::chrono::milliseconds> time_budget = std::nullopt) {
   tuning::KernelTuningRegistry registry;
   tuning::KernelCalibrationRegistry functions;
   register_tunekit_cpu(registry, functions);
   tuning::CalibrationOptions options;
   options.registry = &registry;
   options.memory_budget_bytes = std::size_t{8} << 20;
-  options.time_budget = std::chrono::milliseconds(5'000);
-  const std::vector<tuning::KernelTuningKey> keys = {gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE)};
+  if (time_budget) options.time_budget = *time_budget;
   const auto start = std::chrono::steady_clock::now();
-  tuning::CalibrationBatchReport report = tuning::CalibrateKernelThresholds(keys, options, &functions);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Calibration out{tuning::CalibrateKernelThresholds(keys, options, &functions)};
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCandidates) {
+  const auto [report, seconds] =
+      calibrate({gemm_key(DataType::FLOAT), gemm_key(DataType::DOUBLE)}, std::chrono::milliseconds(5'000));
   EXPECT_LT(seconds, 16.0) << "two keys must stay within about 8 s each";
   ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 2u) << report.to_json();
   if (report.calibrated.empty()) GTEST_SKIP() << "no value was decided on this machine: " << report.to_json();
@@ -77,16 +91,7 @@ TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCand
 }
 
 TEST(GemmCalibration, HalfPrecisionKeysCalibrateTheirConversionCrossoverOnTheRealProduct) {
-  tuning::KernelTuningRegistry registry;
-  tuning::KernelCalibrationRegistry functions;
-  register_tunekit_cpu(registry, functions);
-  tuning::CalibrationOptions options;
-  options.registry = &registry;
-  options.memory_budget_bytes = std::size_t{8} << 20;
-  const std::vector<tuning::KernelTuningKey> keys = {gemm_key(DataType::FLOAT16), gemm_key(DataType::BFLOAT16)};
-  const auto start = std::chrono::steady_clock::now();
-  tuning::CalibrationBatchReport report = tuning::CalibrateKernelThresholds(keys, options, &functions);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto [report, seconds] = calibrate({gemm_key(DataType::FLOAT16), gemm_key(DataType::BFLOAT16)});
   EXPECT_LT(seconds, 8.0) << "each half-precision key has a 3 s share";
   ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 2u) << report.to_json();
   for (const tuning::CalibratedKey& c : report.calibrated) {
@@ -98,9 +103,12 @@ TEST(GemmCalibration, HalfPrecisionKeysCalibrateTheirConversionCrossoverOnTheRea
     EXPECT_NE(measured.find("parallel conversions 32x32x32"), std::string::npos) << measured;
     ASSERT_EQ(c.profile.parameters.values.size(), 1u);
     const std::int64_t threshold = c.profile.parameters.values.at("conversion.parallel_minimum_elements").as_int().value();
-    // The geometric middle of two squares of the sequence 32 ... 1024.
+    // The second of two consecutive winning squares of the sequence 32 ... 1024.
     EXPECT_GE(threshold, 32 * 32);
     EXPECT_LE(threshold, 1024 * 1024);
+    const std::set<std::int64_t> squares = {32 * 32,   48 * 48,   64 * 64,   96 * 96,   128 * 128,  192 * 192,
+                                            256 * 256, 384 * 384, 512 * 512, 768 * 768, 1024 * 1024};
+    EXPECT_EQ(squares.count(threshold), 1u) << threshold;
     GemmWideningTuning config;
     EXPECT_TRUE(gemm_widening_binding().try_validate_and_apply(config, c.profile.parameters).is_good());
     EXPECT_EQ(config.conversion_parallel_minimum_elements, threshold);
