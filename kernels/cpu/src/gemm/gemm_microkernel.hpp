@@ -18,8 +18,7 @@ using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b
                                 std::int64_t ldc, double alpha, double beta, std::int64_t rows);
 
 // Packs one full MR-row micro-panel of a row-major (not transposed) A: row i
-// at src + i * lda, kc columns, into dst as [kc][MR]. Null where the packed
-// Gemm's own element-wise packing serves (the portable path).
+// at src + i * lda, kc columns, into dst as [kc][MR]. Every path has one.
 using PackAF32 = void (*)(const float* src, std::int64_t lda, std::int64_t kc, float* dst) noexcept;
 using PackAF64 = void (*)(const double* src, std::int64_t lda, std::int64_t kc, double* dst) noexcept;
 
@@ -28,8 +27,8 @@ struct MicroKernels {
   MicroKernelF32 f32;
   int mr_f64, nr_f64;
   MicroKernelF64 f64;
-  PackAF32 pack_a_f32 = nullptr;
-  PackAF64 pack_a_f64 = nullptr;
+  PackAF32 pack_a_f32;
+  PackAF64 pack_a_f64;
 };
 
 // The largest MR * NR of any path (the scratch tile of edge tiles).

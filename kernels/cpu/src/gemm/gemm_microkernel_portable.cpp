@@ -36,8 +36,38 @@ void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t r
   kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
 }
 
+// One full kMr-row micro-panel of a plain A: 8 columns of the rows at a time
+// are read (contiguous in each row) into a small block and written out column
+// by column, kMr known at compile time so that the block stays in registers.
+template <typename T>
+void pack_a(const T* src, std::int64_t lda, std::int64_t kc, T* dst) noexcept {
+  constexpr int kColumns = 8;
+  std::int64_t q = 0;
+  for (; q + kColumns <= kc; q += kColumns) {
+    T block[kMr][kColumns];
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < kColumns; ++j) block[i][j] = src[i * lda + q + j];
+    }
+    for (int j = 0; j < kColumns; ++j) {
+      for (int i = 0; i < kMr; ++i) dst[(q + j) * kMr + i] = block[i][j];
+    }
+  }
+  for (; q < kc; ++q) {
+    for (int i = 0; i < kMr; ++i) dst[q * kMr + i] = src[i * lda + q];
+  }
+}
+
+void pack_a_f32(const float* src, std::int64_t lda, std::int64_t kc, float* dst) noexcept {
+  pack_a<float>(src, lda, kc, dst);
+}
+void pack_a_f64(const double* src, std::int64_t lda, std::int64_t kc, double* dst) noexcept {
+  pack_a<double>(src, lda, kc, dst);
+}
+
 }  // namespace
 
-MicroKernels portable_microkernels() noexcept { return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64}; }
+MicroKernels portable_microkernels() noexcept {
+  return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64, pack_a_f32, pack_a_f64};
+}
 
 }  // namespace tunekit::cpu::gemm_detail

@@ -32,7 +32,7 @@ template <typename T>
 struct MicroKernel {
   std::int64_t mr, nr;
   void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
-  void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a plain A; may be null
+  void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a plain A
 };
 
 template <typename T>
@@ -66,29 +66,6 @@ struct Problem {
   std::int64_t ldc;
 };
 
-// One full MR-row micro-panel of an A that is not transposed: 8 columns of
-// the MR rows at a time are read (contiguous in each row) into a small
-// block and written out column by column; MR known at compile time lets the
-// compiler keep the block in registers. One element at a time, row by row,
-// cost more than the product itself on a narrow C (N = 64).
-template <typename T, int MR>
-void pack_a_panel(const T* src, std::int64_t lda, std::int64_t kc, T* dst) noexcept {
-  constexpr int kColumns = 8;
-  std::int64_t q = 0;
-  for (; q + kColumns <= kc; q += kColumns) {
-    T block[MR][kColumns];
-    for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < kColumns; ++j) block[i][j] = src[i * lda + q + j];
-    }
-    for (int j = 0; j < kColumns; ++j) {
-      for (int i = 0; i < MR; ++i) dst[(q + j) * MR + i] = block[i][j];
-    }
-  }
-  for (; q < kc; ++q) {
-    for (int i = 0; i < MR; ++i) dst[q * MR + i] = src[i * lda + q];
-  }
-}
-
 // Rows [ic, ic + mc) x depth [pc, pc + kc) of op(A) as MR-row micro-panels
 // ([kc][mr] each), rows past mc zero.
 template <typename T>
@@ -98,13 +75,8 @@ void pack_a(const Problem<T>& p, const MicroKernel<T>& u, std::int64_t ic, std::
   for (std::int64_t g = 0; g < mc; g += mr) {
     const std::int64_t rows = std::min(mr, mc - g);
     T* dst = out + (g / mr) * kc * mr;
-    if (p.ta == Transpose::NO && rows == mr && u.pack_a) {
+    if (p.ta == Transpose::NO && rows == mr) {
       u.pack_a(p.a + (ic + g) * p.lda + pc, p.lda, kc, dst);
-    } else if (p.ta == Transpose::NO && rows == mr && (mr == 12 || mr == 6 || mr == 4)) {
-      const T* src = p.a + (ic + g) * p.lda + pc;
-      if (mr == 12) pack_a_panel<T, 12>(src, p.lda, kc, dst);
-      if (mr == 6) pack_a_panel<T, 6>(src, p.lda, kc, dst);
-      if (mr == 4) pack_a_panel<T, 4>(src, p.lda, kc, dst);
     } else if (p.ta == Transpose::NO) {
       const T* src = p.a + (ic + g) * p.lda + pc;
       for (std::int64_t q = 0; q < kc; ++q) {
