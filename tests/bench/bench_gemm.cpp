@@ -38,6 +38,7 @@
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/isa.hpp"
 #include "tunekit/cpu/register.hpp"
+#include "tunekit/measure/statistics.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 #include "tunekit/tuning/tuning_session.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
@@ -144,9 +145,7 @@ double batch_seconds_per_call(F&& call) {
     seconds.push_back(std::chrono::duration<double>(now - last).count());
     last = now;
   } while (std::chrono::duration<double>(last - start).count() < g_batch_seconds);
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t half = seconds.size() / 2;
-  return seconds.size() % 2 == 1 ? seconds[half] : 0.5 * (seconds[half - 1] + seconds[half]);
+  return tunekit::measure::median(seconds);
 }
 
 // One library (or configuration) in the comparison: `enter` and `leave` set
