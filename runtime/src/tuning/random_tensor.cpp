@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <optional>
 #include <random>
 
 #include "tunekit/core/half_precision.hpp"
@@ -136,18 +137,39 @@ Result<std::vector<Tensor>> RandnOperands(DataType type, std::span<const Shape> 
   return operands;
 }
 
+namespace {
+
+// The broadcast of dimension `back` (counted from the innermost) of a and b,
+// or nothing when the two are neither equal nor 1.
+std::optional<std::int64_t> broadcast_dimension(const Shape& a, const Shape& b, std::size_t back) noexcept {
+  const std::int64_t da = back < a.size() ? a[a.size() - 1 - back] : 1;
+  const std::int64_t db = back < b.size() ? b[b.size() - 1 - back] : 1;
+  if (da != db && da != 1 && db != 1) return std::nullopt;
+  return da == 1 ? db : da;
+}
+
+}  // namespace
+
 Result<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   Shape result(std::max(a.size(), b.size()), 1);
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    const std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const std::int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) {
+  for (std::size_t back = 0; back < result.size(); ++back) {
+    const std::optional<std::int64_t> d = broadcast_dimension(a, b, back);
+    if (!d) {
       return Error(ErrorCode::INVALID_VALUE,
                    fmt::format("shapes {} and {} do not broadcast", to_string(a), to_string(b)));
     }
-    result[result.size() - 1 - i] = da == 1 ? db : da;
+    result[result.size() - 1 - back] = *d;
   }
   return result;
+}
+
+bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept {
+  if (out.size() != std::max(a.size(), b.size())) return false;
+  for (std::size_t back = 0; back < out.size(); ++back) {
+    const std::optional<std::int64_t> d = broadcast_dimension(a, b, back);
+    if (!d || out[out.size() - 1 - back] != *d) return false;
+  }
+  return true;
 }
 
 Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance) {

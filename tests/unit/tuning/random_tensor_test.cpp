@@ -91,6 +91,17 @@ TEST(BroadcastShapes, FollowsNumpyRules) {
   EXPECT_EQ(bad.error().message(), "shapes [4, 3] and [2] do not broadcast");
 }
 
+TEST(BroadcastShapes, BroadcastsToAgreesWithBroadcastShapes) {
+  EXPECT_TRUE(broadcasts_to({16, 8}, {8}, {16, 8}));
+  EXPECT_TRUE(broadcasts_to({4, 1, 8}, {3, 1}, {4, 3, 8}));
+  EXPECT_TRUE(broadcasts_to({}, {5}, {5}));
+  EXPECT_TRUE(broadcasts_to({0, 1}, {1, 7}, {0, 7}));
+  EXPECT_FALSE(broadcasts_to({4, 3}, {2}, {4, 3}));     // do not broadcast
+  EXPECT_FALSE(broadcasts_to({16, 8}, {8}, {8, 16}));   // broadcast to another shape
+  EXPECT_FALSE(broadcasts_to({16, 8}, {8}, {1, 16, 8}));  // another rank
+  EXPECT_FALSE(broadcasts_to({3}, {}, {}));
+}
+
 TEST(CompareTensors, NamesTheFirstDifferenceAndCatchesPoison) {
   auto a = RandnTensor(DataType::FLOAT, {10}, 1);
   auto b = RandnTensor(DataType::FLOAT, {10}, 1);

@@ -52,19 +52,6 @@ struct Layout {
   std::array<std::int64_t, kMaxRank> b_strides;
 };
 
-// Whether `a` and `b` broadcast to exactly `out` (NumPy's rule), without
-// building the broadcast shape.
-bool broadcasts_to(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shape& out) noexcept {
-  if (out.size() != std::max(a.size(), b.size())) return false;
-  for (std::size_t back = 0; back < out.size(); ++back) {
-    const std::int64_t da = back < a.size() ? a[a.size() - 1 - back] : 1;
-    const std::int64_t db = back < b.size() ? b[b.size() - 1 - back] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    if (out[out.size() - 1 - back] != (da == 1 ? db : da)) return false;
-  }
-  return true;
-}
-
 Layout reduce(const tuning::Shape& a, const tuning::Shape& b, const tuning::Shape& out) noexcept {
   const std::size_t rank = out.size();
   std::array<std::int64_t, kMaxRank> a_full;
@@ -240,7 +227,7 @@ Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor
     return {ErrorCode::INVALID_VALUE, fmt::format("{}: operand ranks {} and {} exceed {}", name, a.shape.size(),
                                                   b.shape.size(), kMaxRank)};
   }
-  if (!broadcasts_to(a.shape, b.shape, output.shape)) {
+  if (!tuning::broadcasts_to(a.shape, b.shape, output.shape)) {
     // The slow path builds the broadcast shape only to say what is wrong.
     Result<tuning::Shape> shape = tuning::broadcast_shapes(a.shape, b.shape);
     if (!shape.ok()) {

@@ -55,6 +55,10 @@ Result<std::vector<Tensor>> RandnOperands(DataType type, std::span<const Shape> 
 // of dimensions is neither equal nor 1.
 Result<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 
+// Whether a and b broadcast to exactly `out`, without building a shape: the
+// check of a kernel's hot path (broadcast_shapes then says what is wrong).
+bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept;
+
 // Element-by-element comparison: |expected - actual| <= tolerance * max(1, |expected|).
 // The error names the first differing index and both values.
 Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance = 0.0);
