@@ -64,10 +64,12 @@ std::vector<std::pair<std::int64_t, bool>> elementwise_sizes(const std::string& 
   if (name == "parallel.minimum_elements") between(d.parallel_minimum_elements, c.parallel_minimum_elements);
   if (name == "parallel.maximum_threads") {
     // The team size matters where both run in parallel; below both
-    // crossovers both run serially.
+    // crossovers both run serially. Both maxima may give the same team
+    // (each is capped at OpenMP's thread limit).
+    const bool same_team = cpu::elementwise_team(d.maximum_threads) == cpu::elementwise_team(c.maximum_threads);
     const std::int64_t both = std::max(d.parallel_minimum_elements, c.parallel_minimum_elements);
-    out.emplace_back(both, false);
-    out.emplace_back(4 * both, false);
+    out.emplace_back(both, same_team);
+    out.emplace_back(4 * both, same_team);
     const std::int64_t serial = std::min(d.parallel_minimum_elements, c.parallel_minimum_elements) - 1;
     if (serial > 0) out.emplace_back(serial, true);
   }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/openmp_thread_limit.hpp"
 #include "tunekit/core/half_precision.hpp"
 #include "tunekit/cpu/isa.hpp"
 
@@ -465,6 +466,7 @@ TEST(BinaryKernel, SerialAndParallelGiveTheSameBitsOnALargeBroadcast) {
 }
 
 TEST(BinaryKernel, PathFollowsTheConfiguredThresholds) {
+  const tunekit::testing::OpenMpThreadLimit limit(4);
   BinaryElementwiseTuning config;
   config.simd_min_elements = 32;
   config.parallel_minimum_elements = 4096;
@@ -476,6 +478,25 @@ TEST(BinaryKernel, PathFollowsTheConfiguredThresholds) {
   EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
   config.maximum_threads = 1;
   EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::ADD, config).choose_path(1 << 20), ExecutionPath::SERIAL_SIMD);
+}
+
+TEST(BinaryKernel, TeamIsTheMaximumCappedAtOpenMpsThreadLimit) {
+  BinaryElementwiseTuning config;
+  config.simd_min_elements = 32;
+  config.parallel_minimum_elements = 4096;
+  config.maximum_threads = 8;
+  const BinaryElementwiseKernel kernel(BinaryOp::ADD, config);
+  {
+    const tunekit::testing::OpenMpThreadLimit limit(3);
+    EXPECT_EQ(kernel.team(), 3);
+    EXPECT_EQ(kernel.team(5), 5) << "a team the caller names is not capped";
+    EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
+    config.maximum_threads = 2;
+    EXPECT_EQ(BinaryElementwiseKernel(BinaryOp::ADD, config).team(), 2);
+  }
+  const tunekit::testing::OpenMpThreadLimit limit(1);
+  EXPECT_EQ(kernel.team(), 1);
+  EXPECT_EQ(kernel.choose_path(1 << 20), ExecutionPath::SERIAL_SIMD) << "one thread: nothing to parallelise";
 }
 
 TEST(BinaryKernel, IsaPathsThisProcessorCannotRunAreSkippedWithAReason) {

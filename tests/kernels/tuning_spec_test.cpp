@@ -24,7 +24,7 @@ TEST(TunekitCpuSpec, GeneratedSchemaHasTheUnaryDefaultsAndRules) {
             ParameterSpec{"parallel.minimum_elements", ValueType::INT64, Value(1 << 20), 1.0, {}, {}, {}, false,
                           "from this many elements the loop runs in parallel"},
             ParameterSpec{"parallel.maximum_threads", ValueType::INT64, Value(8), 1.0, 4096.0, {}, {}, false,
-                          "threads of the parallel path"}});
+                          "most threads of the parallel path (never more than OpenMP's thread limit)"}});
   EXPECT_EQ(unary_elementwise_binding().schema(key), expected);
   const UnaryElementwiseTuning defaults;
   EXPECT_EQ(defaults.simd_min_elements, 32);

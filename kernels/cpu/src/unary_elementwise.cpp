@@ -82,8 +82,17 @@ bool supports(UnaryOp op, DataType type) noexcept {
 
 ExecutionPath UnaryElementwiseKernel::choose_path(std::int64_t elements) const noexcept {
   if (elements < config_.simd_min_elements) return ExecutionPath::SERIAL_SCALAR;
-  if (elements < config_.parallel_minimum_elements || config_.maximum_threads <= 1) return ExecutionPath::SERIAL_SIMD;
+  if (elements < config_.parallel_minimum_elements || team() <= 1) return ExecutionPath::SERIAL_SIMD;
   return ExecutionPath::PARALLEL_SIMD;
+}
+
+int elementwise_team(std::int64_t maximum_threads, int threads) noexcept {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::clamp<std::int64_t>(maximum_threads, 1, omp_get_max_threads()));
+}
+
+int UnaryElementwiseKernel::team(int threads) const noexcept {
+  return elementwise_team(config_.maximum_threads, threads);
 }
 
 Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& output, ExecutionPath path,
@@ -97,14 +106,13 @@ Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& o
     return {ErrorCode::INVALID_VALUE, fmt::format("input has {} elements, output {}", n, output.size())};
   }
   if (path == ExecutionPath::AUTO) path = choose_path(n);
-  const int team = threads > 0 ? threads : static_cast<int>(config_.maximum_threads);
   const void* in = input.buffer.data();
   void* out = output.buffer.data();
   switch (path) {
     case ExecutionPath::SERIAL_SCALAR: detail::unary_scalar(op_, input.type, in, out, n); break;
     case ExecutionPath::SERIAL_SIMD: run_simd(op_, input.type, in, out, n); break;
     case ExecutionPath::PARALLEL_SIMD:
-    case ExecutionPath::AUTO: run_parallel(op_, input.type, in, out, n, team); break;
+    case ExecutionPath::AUTO: run_parallel(op_, input.type, in, out, n, team(threads)); break;
   }
   return Error::ok();
 }

@@ -207,8 +207,12 @@ DataType output_type(BinaryOp op, DataType operand_type) noexcept {
 
 ExecutionPath BinaryElementwiseKernel::choose_path(std::int64_t elements) const noexcept {
   if (elements < config_.simd_min_elements) return ExecutionPath::SERIAL_SCALAR;
-  if (elements < config_.parallel_minimum_elements || config_.maximum_threads <= 1) return ExecutionPath::SERIAL_SIMD;
+  if (elements < config_.parallel_minimum_elements || team() <= 1) return ExecutionPath::SERIAL_SIMD;
   return ExecutionPath::PARALLEL_SIMD;
+}
+
+int BinaryElementwiseKernel::team(int threads) const noexcept {
+  return elementwise_team(config_.maximum_threads, threads);
 }
 
 Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor& b, tuning::Tensor& output,
@@ -255,8 +259,7 @@ Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor
     walk(layout, fn, op, kind, pa, in_size, pb, in_size, po, out_size, 0, n);
     return Error::ok();
   }
-  const int team = threads > 0 ? threads : static_cast<int>(config_.maximum_threads);
-#pragma omp parallel num_threads(team)
+#pragma omp parallel num_threads(team(threads))
   {
     // Contiguous ranges of whole cache lines of output per thread.
     const std::int64_t parts = omp_get_num_threads();

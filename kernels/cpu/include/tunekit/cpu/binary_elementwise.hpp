@@ -54,8 +54,8 @@ class BinaryElementwiseKernel {
   // shapes aligned at the right, each pair of dimensions equal or one of
   // them 1). INVALID_VALUE naming the shapes when they do not broadcast, when
   // output's shape is not their broadcast, or for an unsupported type. The
-  // path is chosen from the output size unless forced; `threads` caps the
-  // parallel path (0: the configuration's maximum_threads). Every path gives
+  // path is chosen from the output size unless forced; `threads` sets the
+  // parallel path's team (0: team()). Every path gives
   // the same bits, but float Pow (and the 16-bit types' through it): the
   // AVX-512 SIMD paths compute it in double (0.51 ULP), the others with powf
   // (1 ULP), so they may differ by one ulp; serial and parallel SIMD agree.
@@ -63,6 +63,9 @@ class BinaryElementwiseKernel {
             ExecutionPath path = ExecutionPath::AUTO, int threads = 0) const;
 
   ExecutionPath choose_path(std::int64_t output_elements) const noexcept;
+  // elementwise_team(config().maximum_threads, threads); AUTO runs serially
+  // when this is 1.
+  int team(int threads = 0) const noexcept;
   const BinaryElementwiseTuning& config() const noexcept { return config_; }
 
  private:

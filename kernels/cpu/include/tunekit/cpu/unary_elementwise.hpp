@@ -25,6 +25,15 @@ inline constexpr std::uint32_t kElementwiseTuningAbi = kTuningAbi;
 
 enum class ExecutionPath { AUTO, SERIAL_SCALAR, SERIAL_SIMD, PARALLEL_SIMD };
 
+// The team of an elementwise parallel path: `threads` when positive,
+// otherwise `maximum_threads` capped at OpenMP's thread limit
+// (omp_get_max_threads: the CPUs the process may run on, or OMP_NUM_THREADS).
+// A maximum written for larger machines (the portable default is 8) must not
+// oversubscribe a smaller one: eight threads on two cores are slower than
+// two, and the idle ones spin in the OpenMP pool, slowing every later
+// parallel region of the process.
+int elementwise_team(std::int64_t maximum_threads, int threads = 0) noexcept;
+
 // The tuning key of an operation for an element type (kernel to_string(op),
 // implementation "openmp_simd").
 tuning::KernelTuningKey unary_key(UnaryOp op, DataType type);
@@ -37,13 +46,16 @@ class UnaryElementwiseKernel {
   UnaryElementwiseKernel(UnaryOp op, UnaryElementwiseTuning config) noexcept : op_(op), config_(config) {}
 
   // output = op(input) for tensors of one supported type and equal size. The
-  // path is chosen from the configuration unless forced; `threads` caps the
-  // parallel path (0: the configuration's maximum_threads).
+  // path is chosen from the configuration unless forced; `threads` sets the
+  // parallel path's team (0: team()).
   Error run(const tuning::Tensor& input, tuning::Tensor& output, ExecutionPath path = ExecutionPath::AUTO,
             int threads = 0) const;
 
   // The path AUTO takes for `elements`.
   ExecutionPath choose_path(std::int64_t elements) const noexcept;
+  // elementwise_team(config().maximum_threads, threads); AUTO runs serially
+  // when this is 1.
+  int team(int threads = 0) const noexcept;
   const UnaryElementwiseTuning& config() const noexcept { return config_; }
 
  private:
