@@ -30,5 +30,22 @@ TEST(TeamCrossover, AWinThatIsNotConfirmedStartsAgain) {
   EXPECT_FALSE(never.crossover().has_value());
 }
 
+TEST(TeamCrossover, KeepsADefaultThatNoMeasurementContradicts) {
+  TeamCrossover search(0.05);
+  search.record(100, 1.0, 1.2);   // one thread wins
+  search.record(200, 1.0, 0.97);  // within the margin
+  search.record(400, 1.0, 0.90);
+  search.record(800, 1.0, 0.60);
+  ASSERT_EQ(search.crossover(), 800.0);
+  EXPECT_TRUE(search.keeps(800));
+  EXPECT_TRUE(search.keeps(150)) << "above the last one-thread win, below the confirmed crossover";
+  EXPECT_FALSE(search.keeps(100)) << "one thread won at 100";
+  EXPECT_FALSE(search.keeps(50));
+  EXPECT_FALSE(search.keeps(1600)) << "the team is already faster from 800";
+  TeamCrossover unconfirmed(0.05);
+  unconfirmed.record(100, 1.0, 0.5);
+  EXPECT_FALSE(unconfirmed.keeps(100)) << "one win is no crossover";
+}
+
 }  // namespace
 }  // namespace tunekit::cpu::gemm_detail

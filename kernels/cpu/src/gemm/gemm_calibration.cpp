@@ -484,6 +484,13 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
     return;
   }
   const double crossover = *found;
+  if (search.keeps(static_cast<double>(config.parallel_fmas_per_work_unit * minimum_tasks))) {
+    context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
+                            fmt::format("portable default kept: {} threads win from about {:.0f} multiply-adds, and "
+                                        "no cube below it contradicts the default",
+                                        threads, crossover));
+    return;
+  }
   const auto per_unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover) / minimum_tasks);
   values.values[parameter] = per_unit;
   context.reporter.select(parameter, per_unit,

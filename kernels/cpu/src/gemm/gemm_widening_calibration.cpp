@@ -116,6 +116,14 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
                             "portable default kept: parallel conversions never won twice in a row");
     return values;
   }
+  const auto preferred = static_cast<double>(defaults.conversion_parallel_minimum_elements);
+  if (search.keeps(preferred)) {
+    context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
+                            fmt::format("portable default kept: parallel conversions win from about {:.0f} elements "
+                                        "per matrix, and no square below it contradicts the default",
+                                        *crossover));
+    return values;
+  }
   const auto threshold = std::max<std::int64_t>(1, static_cast<std::int64_t>(*crossover));
   values.values[parameter] = threshold;
   context.reporter.select(parameter, threshold,

@@ -4,9 +4,12 @@
 // crossover is then the second of those wins, as in the elementwise
 // crossover search: at the first the team won once, by little, and a
 // benchmark found it 20% slower there (and 23% slower at the unmeasured
-// geometric middle below it, the rule before that).
+// geometric middle below it, the rule before that). A portable default that
+// no measurement contradicts is kept (keeps()), as the elementwise search's
+// preferred threshold is.
 #pragma once
 
+#include <limits>
 #include <optional>
 
 namespace tunekit::cpu::gemm_detail {
@@ -23,6 +26,7 @@ class TeamCrossover {
       if (++team_wins_ == 2) confirmed_ = size;
     } else {
       team_wins_ = 0;
+      if (one_thread_ms < team_ms * (1.0 - margin_)) last_one_thread_win_ = size;
     }
     return team_wins_ >= 2;
   }
@@ -33,10 +37,21 @@ class TeamCrossover {
     return confirmed_;
   }
 
+  // Whether `preferred` (a default crossover) agrees with the measurements:
+  // the team won twice in a row at or above it, and one thread won by the
+  // margin at no size from it on. Moving a default to the confirming size
+  // would only give away the sizes between where the team already wins.
+  bool keeps(double preferred) const noexcept {
+    if (team_wins_ < 2 || preferred > confirmed_) return false;
+    return preferred > last_one_thread_win_;
+  }
+
  private:
   double margin_;
   double confirmed_ = 0;  // the size of the team's second consecutive win
   int team_wins_ = 0;
+  // The largest size one thread won by the margin (none: the lowest double).
+  double last_one_thread_win_ = std::numeric_limits<double>::lowest();
 };
 
 }  // namespace tunekit::cpu::gemm_detail
