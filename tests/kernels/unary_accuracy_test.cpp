@@ -22,6 +22,7 @@
 #include "tunekit/cpu/unary_accuracy.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
+#include "ulp_error.hpp"
 
 #if defined(TUNEKIT_HAVE_SLEEF)
 #include <sleef.h>
@@ -36,8 +37,6 @@ template <>
 struct Traits<float> {
   using U = std::uint32_t;
   using Wide = double;
-  static constexpr int kPrecision = 24;
-  static constexpr int kMinExponent = -126;
   static constexpr int kExponents = 255;  // biased 0 (subnormal) to 254
   static constexpr int kMantissa = 23;
   static constexpr int kPerExponent = 21000;
@@ -47,56 +46,18 @@ template <>
 struct Traits<double> {
   using U = std::uint64_t;
   using Wide = long double;
-  static constexpr int kPrecision = 53;
-  static constexpr int kMinExponent = -1022;
   static constexpr int kExponents = 2047;
   static constexpr int kMantissa = 52;
   static constexpr int kPerExponent = 250;
   static constexpr DataType kType = DataType::DOUBLE;
 };
 
+// The exact value in Traits<F>::Wide (double for float, long double for
+// double) and the error of an F result in ULP.
 template <class F>
-typename Traits<F>::Wide reference(UnaryOp op, typename Traits<F>::Wide x) {
+double error_of(UnaryOp op, F input, F got) {
   using W = typename Traits<F>::Wide;
-  if constexpr (std::is_same_v<W, long double>) {
-    switch (op) {
-      case UnaryOp::EXP: return expl(x);
-      case UnaryOp::LOG: return logl(x);
-      case UnaryOp::TANH: return tanhl(x);
-      case UnaryOp::SIGMOID: return 1.0L / (1.0L + expl(-x));
-      case UnaryOp::ERF: return erfl(x);
-      case UnaryOp::SQRT: return sqrtl(x);
-      default: return x;
-    }
-  } else {
-    switch (op) {
-      case UnaryOp::EXP: return std::exp(x);
-      case UnaryOp::LOG: return std::log(x);
-      case UnaryOp::TANH: return std::tanh(x);
-      case UnaryOp::SIGMOID: return 1.0 / (1.0 + std::exp(-x));
-      case UnaryOp::ERF: return std::erf(x);
-      case UnaryOp::SQRT: return std::sqrt(x);
-      default: return x;
-    }
-  }
-}
-
-// Error of `got` in ULP of F at the exact `expected`; 0 for equal specials
-// and for an overflow to the right infinity, infinity for a wrong kind.
-template <class F>
-double ulp_error(typename Traits<F>::Wide expected, F got) {
-  using W = typename Traits<F>::Wide;
-  if (std::isnan(expected) || std::isnan(got)) return std::isnan(expected) && std::isnan(got) ? 0.0 : HUGE_VAL;
-  const W max_finite = std::numeric_limits<F>::max();
-  if (std::isinf(got)) {
-    const bool overflow = std::fabs(expected) > max_finite * (1 + std::ldexp(W(1), -Traits<F>::kPrecision));
-    return overflow && std::signbit(got) == std::signbit(expected) ? 0.0 : HUGE_VAL;
-  }
-  if (std::isinf(expected)) return HUGE_VAL;
-  int exponent = 0;
-  std::frexp(expected, &exponent);
-  const int e = std::max(exponent - 1, Traits<F>::kMinExponent);
-  return static_cast<double>(std::fabs(W(got) - expected) / std::ldexp(W(1), e - (Traits<F>::kPrecision - 1)));
+  return ulp::ulp_error(Traits<F>::kType, ulp::reference(op, static_cast<W>(input)), got);
 }
 
 template <class F>
@@ -141,7 +102,7 @@ template <class F, class Fn>
 Measured<F> measure(UnaryOp op, const std::vector<F>& inputs, const Fn& function) {
   Measured<F> m;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const double e = ulp_error<F>(reference<F>(op, inputs[i]), function(i));
+    const double e = error_of<F>(op, inputs[i], function(i));
     if (!(e <= m.max_ulp)) {
       m.max_ulp = e;
       m.worst_input = inputs[i];

@@ -15,65 +15,15 @@
 #include "tunekit/cpu/unary_accuracy.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
+#include "ulp_error.hpp"
 
 namespace tunekit::cpu {
 namespace {
 
 using tuning::Tensor;
 
-// In long double, so that the reference of DOUBLE results is itself exact
-// to well below their ULP.
-long double reference(UnaryOp op, long double x) {
-  switch (op) {
-    case UnaryOp::ABS: return fabsl(x);
-    case UnaryOp::NEG: return -x;
-    case UnaryOp::RELU: return x < 0 ? 0.0L : x;
-    case UnaryOp::NOT: return x == 0 ? 1.0L : 0.0L;
-    case UnaryOp::SQRT: return sqrtl(x);
-    case UnaryOp::EXP: return expl(x);
-    case UnaryOp::LOG: return logl(x);
-    case UnaryOp::TANH: return tanhl(x);
-    case UnaryOp::SIGMOID: return 1.0L / (1.0L + expl(-x));
-    case UnaryOp::ERF: return erfl(x);
-  }
-  return 0.0L;
-}
-
-// Precision (significand bits with the implicit one), smallest normal
-// exponent and largest finite value of a floating type.
-struct Format {
-  int precision;
-  int min_exponent;
-  double max_finite;
-};
-Format format_of(DataType type) {
-  switch (type) {
-    case DataType::DOUBLE: return {53, -1022, std::numeric_limits<double>::max()};
-    case DataType::FLOAT16: return {11, -14, 65504.0};
-    case DataType::BFLOAT16: return {8, -126, 3.3895313892515355e38};
-    default: return {24, -126, std::numeric_limits<float>::max()};
-  }
-}
-
-// |got - expected| in units in the last place of `type` at `expected`; 0
-// when both are the same infinity or NaN, or `expected` overflows the type
-// and `got` is that infinity; infinity for any other mismatch of kinds.
-double ulp_error(DataType type, long double expected, double got) {
-  if (std::isnan(expected) || std::isnan(got)) {
-    return std::isnan(expected) && std::isnan(got) ? 0.0 : HUGE_VAL;
-  }
-  const Format f = format_of(type);
-  if (std::isinf(got)) {
-    const bool overflow = fabsl(expected) > f.max_finite * (1 + std::ldexp(1.0L, -f.precision));
-    return overflow && std::signbit(got) == std::signbit(expected) ? 0.0 : HUGE_VAL;
-  }
-  if (std::isinf(expected)) return HUGE_VAL;
-  if (expected == got) return 0.0;
-  int exponent = 0;
-  std::frexp(expected, &exponent);  // expected = m 2^exponent, m in [0.5, 1)
-  const int e = std::max(exponent - 1, f.min_exponent);
-  return static_cast<double>(fabsl(got - expected) / std::ldexp(1.0L, e - (f.precision - 1)));
-}
+using ulp::reference;
+using ulp::ulp_error;
 
 // The input of an operation: normal samples scaled into its interesting
 // range, a few negatives for Log and Sqrt (NaN results), and special values.
@@ -153,7 +103,7 @@ TEST_P(UnaryOpTest, EveryIsaAndPathIsWithinTheDocumentedErrorOfTheDoubleReferenc
         ASSERT_TRUE(kernel.run(input, output, path).is_good());
         for (std::int64_t i = 0; i < n; ++i) {
           const double x = input.element(i);
-          const long double expected = reference(c.op, x);
+          const long double expected = reference(c.op, static_cast<long double>(x));
           const double got = output.element(i);
           ASSERT_LE(ulp_error(c.type, expected, got), bound)
               << to_string(isa) << " path " << static_cast<int>(path) << " n=" << n << " i=" << i << " x=" << x

@@ -4,7 +4,9 @@
 // is the one that sets most bounds). Measured by
 // tests/kernels/unary_accuracy_test.cpp against a double (for float) or long
 // double (for double) reference over every float exponent and the special
-// values; README "Unary kernels" has the measured table beside SLEEF's.
+// values, and by tests/kernels/unary_exhaustive_test.cpp over every float
+// (vector paths) and every FLOAT16 and BFLOAT16 value; README "Unary
+// kernels" has the measured table beside SLEEF's.
 //
 // Abs, Neg, Relu, Not and Sqrt are exact (Sqrt is correctly rounded; for
 // FLOAT16 and BFLOAT16 its float result rounds once more without error,
