@@ -8,7 +8,9 @@
 // parameter x shape with counters default_ms, calibrated_ms (medians), ratio
 // (the median over the interleaved pairs of default / calibrated: >= 1 means
 // calibration helps) and its interval ratio_low..ratio_high
-// (calibrated_vs_default_plan.hpp: compare_pairs), then a table.
+// (calibrated_vs_default_plan.hpp: compare_pairs), then a table; rows found
+// SLOWER are timed again at the end and stay SLOWER only if confirmed
+// (confirm_slower).
 //
 // Flags besides Google Benchmark's:
 //   --tk_kernels=Abs,Add,Gemm  --tk_types=float,double  (default: every key)
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -59,6 +62,10 @@ struct Outcome {
   std::string error;
   double default_ms = 0, calibrated_ms = 0;
   PairedComparison paired;
+  // A SLOWER row timed again after every row has run (confirm_slower).
+  std::optional<PairedComparison> recheck;
+
+  Verdict verdict() const noexcept { return recheck ? confirm_slower(paired, *recheck) : paired.verdict; }
 };
 
 std::vector<std::string> split(std::string_view text) {
@@ -183,6 +190,12 @@ std::string benchmark_name(const Comparison& c) {
   return name;
 }
 
+std::string verdict_text(const Outcome& o) {
+  if (!o.recheck) return std::string(to_string(o.verdict()));
+  return fmt::format("{} (recheck {:.3f} {:.2f}-{:.2f})", o.verdict() == Verdict::SLOWER ? "SLOWER" : "not confirmed",
+                     o.recheck->ratio, o.recheck->low, o.recheck->high);
+}
+
 template <typename... Columns>
 void print_row(const Columns&... columns) {
   fmt::print("{:<16} {:<52} {:>16} {:>16} {:<34} {:>11} {:>13} {:>6} {:>6}  {}\n", columns...);
@@ -205,7 +218,7 @@ void print_table(const std::vector<Comparison>& rows, const std::vector<Outcome>
     } else {
       print_row(c.key, c.parameter, c.default_value, c.calibrated_value, c.shape, fmt::format("{:.4g}", o.default_ms),
                 fmt::format("{:.4g}", o.calibrated_ms), fmt::format("{:.3f}", o.paired.ratio),
-                fmt::format("{:.2f}-{:.2f}", o.paired.low, o.paired.high), to_string(o.paired.verdict));
+                fmt::format("{:.2f}-{:.2f}", o.paired.low, o.paired.high), verdict_text(o));
     }
   }
 }
@@ -290,12 +303,25 @@ int run(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  // Rows found SLOWER are timed once more, now, far from their first
+  // measurement in time.
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Outcome& o = outcomes[i];
+    if (!o.ran || !o.error.empty() || o.paired.verdict != Verdict::SLOWER) continue;
+    const Outcome again = measure_comparison(rows[i], flags);
+    if (!again.error.empty()) {
+      o.error = "recheck: " + again.error;
+      continue;
+    }
+    o.recheck = again.paired;
+  }
 
   std::printf("\nmachine: %s (%s), tunekit_cpu path %s, %u threads\n", cpu.model_name.c_str(),
               platform::identity_string(cpu).c_str(), std::string(cpu::to_string(cpu::active_isa())).c_str(),
               static_cast<unsigned>(options.execution->effective_threads));
   std::printf("ratio = median over %d interleaved pairs of default ms / calibrated ms; low-high = the second smallest "
-              "and second largest pair ratio; SLOWER when high < 0.95, faster when low > 1.05\n",
+              "and second largest pair ratio; SLOWER when high < 0.95, faster when low > 1.05; a SLOWER row is timed again "
+              "after all rows and stays SLOWER only if that recheck is SLOWER too\n",
               flags.repetitions);
   std::fflush(stdout);
   print_table(rows, outcomes);
@@ -306,7 +332,7 @@ int run(int argc, char** argv) {
   std::size_t slower = 0;
   for (const Outcome& o : outcomes) {
     if (o.ran && !o.error.empty()) code = 1;
-    if (o.ran && o.error.empty() && o.paired.verdict == Verdict::SLOWER) ++slower;
+    if (o.ran && o.error.empty() && o.verdict() == Verdict::SLOWER) ++slower;
   }
   fmt::print("{} of {} rows SLOWER beyond noise\n", slower, rows.size());
   if (flags.fail_on_slower && slower > 0) code = 1;

@@ -103,6 +103,11 @@ PairedComparison compare_pairs(const PairedSamples& samples, double margin) {
   return out;
 }
 
+Verdict confirm_slower(const PairedComparison& first, const PairedComparison& recheck) noexcept {
+  if (first.verdict != Verdict::SLOWER) return first.verdict;
+  return recheck.verdict == Verdict::SLOWER ? Verdict::SLOWER : Verdict::SAME;
+}
+
 std::string_view to_string(Verdict verdict) noexcept {
   switch (verdict) {
     case Verdict::FASTER: return "faster";

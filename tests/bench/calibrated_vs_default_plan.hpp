@@ -65,4 +65,12 @@ struct PairedComparison {
 PairedComparison compare_pairs(const PairedSamples& samples, double margin = 0.05);
 std::string_view to_string(Verdict verdict) noexcept;  // "faster", "same (noise)", "SLOWER"
 
+// The verdict of a row found SLOWER and timed again later in the run (a
+// second, independent set of pairs). A shared machine's slow phases can last
+// a whole row: identical code on both sides (the "(same path)" rows) came out
+// SLOWER in about one row of a hundred, each time in one of the two
+// measurements only. SLOWER stands when the recheck is SLOWER too; otherwise
+// the row is SAME: the two sets disagree, nothing is proven.
+Verdict confirm_slower(const PairedComparison& first, const PairedComparison& recheck) noexcept;
+
 }  // namespace tunekit::bench

@@ -136,5 +136,17 @@ TEST(ComparePairs, NothingOrAMismatchOrANaNIsSlower) {
   EXPECT_EQ(to_string(Verdict::SAME), "same (noise)");
 }
 
+TEST(ConfirmSlower, SlowerStandsOnlyWhenTheRecheckIsSlowerToo) {
+  const PairedComparison slower = compare_pairs(pairs_with_ratios({0.90, 0.91, 0.93, 0.92, 0.94, 1.20, 0.89}));
+  const PairedComparison same = compare_pairs(pairs_with_ratios({1.0, 1.01, 0.99, 0.97, 1.0, 1.02, 0.98}));
+  const PairedComparison faster = compare_pairs(pairs_with_ratios({1.10, 1.08, 1.20, 1.07, 1.06, 0.50, 1.30}));
+  ASSERT_EQ(slower.verdict, Verdict::SLOWER);
+  EXPECT_EQ(confirm_slower(slower, slower), Verdict::SLOWER);
+  EXPECT_EQ(confirm_slower(slower, same), Verdict::SAME);
+  EXPECT_EQ(confirm_slower(slower, faster), Verdict::SAME) << "two sets that disagree prove nothing";
+  EXPECT_EQ(confirm_slower(faster, slower), Verdict::FASTER) << "only a SLOWER verdict is rechecked";
+  EXPECT_EQ(confirm_slower(same, slower), Verdict::SAME);
+}
+
 }  // namespace
 }  // namespace tunekit::bench
