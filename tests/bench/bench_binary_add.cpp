@@ -3,7 +3,7 @@
 // every iteration of one benchmark so that the ratio compares runs under the
 // same machine state. Counters: each one's bandwidth in GB/s (two streams
 // read, one written: 12 bytes per element) and add_vs_triad, the triad's
-// time over Add's (goal: at least 0.90). Then Pow against powf (below).
+// time over Add's (goal: at least 0.90). Then Pow against powf and pow (below).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -69,26 +69,29 @@ void BM_AddVsTriad(benchmark::State& state) {
 }
 BENCHMARK(BM_AddVsTriad)->Arg(std::int64_t{1} << 25)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// Pow on floats, one thread, against the C library's powf in a plain loop
-// over the same operands (bases in (0, 40], exponents in [-8, 8]); both in
-// every iteration. Counter pow_vs_powf: powf's time over Pow's.
-void BM_PowVsPowf(benchmark::State& state) {
+// Pow on floats or doubles, one thread, against the C library's powf or pow
+// in a plain loop over the same operands (bases in (0, 40], exponents in
+// [-8, 8]); both in every iteration. Counter pow_vs_libm: the C library's
+// time over Pow's.
+template <class T>
+void BM_PowVsLibm(benchmark::State& state) {
+  constexpr tunekit::DataType kType = sizeof(T) == 4 ? tunekit::DataType::FLOAT : tunekit::DataType::DOUBLE;
   const std::int64_t n = state.range(0);
-  Tensor x = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
-  Tensor y = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
-  Tensor out = std::move(tunekit::tuning::EmptyTensor(tunekit::DataType::FLOAT, {n})).value();
+  Tensor x = std::move(tunekit::tuning::EmptyTensor(kType, {n})).value();
+  Tensor y = std::move(tunekit::tuning::EmptyTensor(kType, {n})).value();
+  Tensor out = std::move(tunekit::tuning::EmptyTensor(kType, {n})).value();
   for (std::int64_t i = 0; i < n; ++i) {
-    x.as<float>()[i] = 40.0f * static_cast<float>((i * 7919) % 10007 + 1) / 10007.0f;
-    y.as<float>()[i] = 16.0f * static_cast<float>((i * 104729) % 10009) / 10009.0f - 8.0f;
+    x.as<T>()[i] = T(40) * static_cast<T>((i * 7919) % 10007 + 1) / T(10007);
+    y.as<T>()[i] = T(16) * static_cast<T>((i * 104729) % 10009) / T(10009) - T(8);
   }
   const tunekit::cpu::BinaryElementwiseKernel pow(tunekit::cpu::BinaryOp::POW, {});
   double pow_seconds = 0.0;
-  double powf_seconds = 0.0;
+  double libm_seconds = 0.0;
   for (auto _ : state) {
     const auto t0 = Clock::now();
-    const float* xs = x.as<float>();
-    const float* ys = y.as<float>();
-    float* o = out.as<float>();
+    const T* xs = x.as<T>();
+    const T* ys = y.as<T>();
+    T* o = out.as<T>();
     for (std::int64_t i = 0; i < n; ++i) o[i] = std::pow(xs[i], ys[i]);
     benchmark::ClobberMemory();
     const auto t1 = Clock::now();
@@ -100,13 +103,14 @@ void BM_PowVsPowf(benchmark::State& state) {
     const auto t2 = Clock::now();
     const double pow_s = std::chrono::duration<double>(t2 - t1).count();
     pow_seconds += pow_s;
-    powf_seconds += std::chrono::duration<double>(t1 - t0).count();
+    libm_seconds += std::chrono::duration<double>(t1 - t0).count();
     state.SetIterationTime(pow_s);
   }
   state.counters["ns_per_element"] = pow_seconds / static_cast<double>(n * state.iterations()) * 1e9;
-  state.counters["pow_vs_powf"] = powf_seconds / pow_seconds;
+  state.counters["pow_vs_libm"] = libm_seconds / pow_seconds;
 }
-BENCHMARK(BM_PowVsPowf)->Arg(std::int64_t{1} << 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_PowVsLibm, float)->Arg(std::int64_t{1} << 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_PowVsLibm, double)->Arg(std::int64_t{1} << 16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

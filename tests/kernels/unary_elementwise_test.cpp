@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "support/openmp_thread_limit.hpp"
+#include "elementwise_path_checks.hpp"
 #include "tunekit/cpu/register.hpp"
 
 namespace tunekit::cpu {
@@ -52,37 +52,11 @@ INSTANTIATE_TEST_SUITE_P(Types, UnaryKernelTest,
                                            KernelCase{UnaryOp::NOT, DataType::BOOL}));
 
 TEST(UnaryKernel, PathFollowsTheConfiguredThresholds) {
-  const tunekit::testing::OpenMpThreadLimit limit(4);
-  UnaryElementwiseTuning config;
-  config.simd_min_elements = 32;
-  config.parallel_minimum_elements = 4096;
-  config.maximum_threads = 4;
-  const UnaryElementwiseKernel kernel(UnaryOp::ABS, config);
-  EXPECT_EQ(kernel.choose_path(31), ExecutionPath::SERIAL_SCALAR);
-  EXPECT_EQ(kernel.choose_path(32), ExecutionPath::SERIAL_SIMD);
-  EXPECT_EQ(kernel.choose_path(4095), ExecutionPath::SERIAL_SIMD);
-  EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
-  config.maximum_threads = 1;
-  EXPECT_EQ(UnaryElementwiseKernel(UnaryOp::ABS, config).choose_path(1 << 20), ExecutionPath::SERIAL_SIMD);
+  expect_path_follows_the_thresholds<UnaryElementwiseKernel, UnaryElementwiseTuning>(UnaryOp::ABS);
 }
 
 TEST(UnaryKernel, TeamIsTheMaximumCappedAtOpenMpsThreadLimit) {
-  UnaryElementwiseTuning config;
-  config.simd_min_elements = 32;
-  config.parallel_minimum_elements = 4096;
-  config.maximum_threads = 8;
-  const UnaryElementwiseKernel kernel(UnaryOp::ABS, config);
-  {
-    const tunekit::testing::OpenMpThreadLimit limit(3);
-    EXPECT_EQ(kernel.team(), 3);
-    EXPECT_EQ(kernel.team(5), 5) << "a team the caller names is not capped";
-    EXPECT_EQ(kernel.choose_path(4096), ExecutionPath::PARALLEL_SIMD);
-    config.maximum_threads = 2;
-    EXPECT_EQ(UnaryElementwiseKernel(UnaryOp::ABS, config).team(), 2);
-  }
-  const tunekit::testing::OpenMpThreadLimit limit(1);
-  EXPECT_EQ(kernel.team(), 1);
-  EXPECT_EQ(kernel.choose_path(1 << 20), ExecutionPath::SERIAL_SIMD) << "one thread: nothing to parallelise";
+  expect_team_capped_at_the_openmp_limit<UnaryElementwiseKernel, UnaryElementwiseTuning>(UnaryOp::ABS);
 }
 
 TEST(UnaryKernel, RejectsUnsupportedTypesAndSizeMismatch) {

@@ -11,6 +11,7 @@
 #define TK_BINARY_LOOP _Pragma("omp simd")
 #define TK_BINARY_ENTRY binary_segment_avx512
 #define TK_BINARY_POW_FLOAT tunekit::cpu::detail::pow_float_avx512
+#define TK_BINARY_POW_DOUBLE tunekit::cpu::detail::pow_double_avx512
 
 namespace {
 

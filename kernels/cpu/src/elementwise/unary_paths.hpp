@@ -28,6 +28,14 @@ void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, st
 void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                       std::int64_t n) noexcept;
 
+// out[i] = pow(a[i], b[i]) for double (steps as above), AVX-512 only: exp
+// of y log x with log x as a double-double (pow_double_avx512.cpp); lanes
+// with a base that is not positive and finite, an exponent that is not
+// finite, or |y log x| above 708 (overflow, subnormal results) take the C
+// library's pow.
+void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
+                       std::int64_t n) noexcept;
+
 // FLOAT16 or BFLOAT16 (`type`, 16-bit patterns) to float, exactly, and float
 // to `type` with the unary kernels' rounding (nearest even, NaN stays NaN):
 // the conversions of the widening Gemm, one set per instruction-set path.

@@ -1,0 +1,236 @@
+// Double Pow on AVX-512: pow(x, y) = exp(y log x) with log x carried as a
+// double-double, so that the product y log x keeps about 2^-66 of relative
+// accuracy up to the overflow threshold (a plain double log would lose
+// |y log x| ULP: hundreds near 1e300).
+//
+// log x: x = 2^e m with m in [0.705, 1.41); m falls in one of 128
+// bins of its bit pattern, each with c, a double near the bin's middle, and
+// log(c) as a double-double; r = m / c - 1 is formed exactly as a
+// double-double from m * (1/c) and its FMA residual, and log(1 + r) is a
+// degree-9 Taylor series (|r| < 2^-7.5, truncation below 2^-70) whose
+// quadratic term is exact. The bin holding 1 (in its middle) has c = 1
+// exactly, so that log x near 1 keeps its relative accuracy (no
+// cancellation against log c): y log x may multiply the relative error of
+// log x by 708 / |log x|.
+// exp z: z = k ln2/128 + s with |s| <= ln2/256, 2^(k/128) from a 128-entry
+// double-double table times a degree-6 series of exp(s) - 1, scaled by
+// 2^(k/128 rounded down).
+//
+// Lanes outside the vector path's domain (x not positive and finite, y not
+// finite, |y log x| beyond 708 where results overflow or become subnormal)
+// take the C library's pow. Measured maximum error: README "Unary kernels".
+#include "unary_paths.hpp"
+
+#if defined(TUNEKIT_CPU_X86_PATHS)
+// GCC 12 reports the intrinsics headers' deliberately undefined vectors
+// (the pass-through of unmasked forms) as maybe uninitialised once inlined;
+// they are never read (as in unary_avx512.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#include <math.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace tunekit::cpu::detail {
+namespace {
+
+// ln 2 as a double-double (the leading 53 and the next 53 bits).
+constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
+constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
+constexpr int kBinBits = 7;
+constexpr int kBins = 1 << kBinBits;
+// The bit pattern where the mantissa range of log starts (about 0.705):
+// 75.5 bins below 1, so that 1 sits in the middle of its bin (c = 1, |r|
+// within 2^-8), and the bins beside it have log c at least twice log x,
+// never a cancellation of more than one bit.
+constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (std::uint64_t{151} << (51 - kBinBits));
+
+// binary128 arithmetic (libgcc's soft float, no library call) for the
+// tables' logarithms: y log x multiplies their error by up to 708 / |log x|,
+// so the 64 bits of long double left a quarter of an ULP in results near
+// the overflow threshold.
+__extension__ typedef __float128 Quad;
+
+// log v = 2 atanh(u), u = (v - 1) / (v + 1): |u| < 0.18 for v in
+// [0.705, 1.42], so 24 odd terms reach below 2^-118.
+Quad log_quad(double v) {
+  const Quad u = (Quad(v) - 1) / (Quad(v) + 1);
+  const Quad u2 = u * u;
+  Quad power = u, sum = 0;
+  for (int k = 1; k < 48; k += 2) {
+    sum += power / k;
+    power *= u2;
+  }
+  return 2 * sum;
+}
+
+double with_low_bits_cleared(double x, int bits) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  u &= ~((std::uint64_t{1} << bits) - 1);
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+struct PowTables {
+  alignas(64) double inverse_c[kBins];
+  alignas(64) double log_c_hi[kBins];
+  alignas(64) double log_c_lo[kBins];
+  alignas(64) double exp2_hi[kBins];  // 2^(j/128)
+  alignas(64) double exp2_lo[kBins];
+  // ln 2 with its leading part short enough that e * hi is exact for every
+  // exponent e (|e| < 2^11), and ln 2 / 128 with a leading part for which
+  // k * hi is exact for |k| < 2^18.
+  double ln2_short_hi, ln2_short_lo, ln2_128_hi, ln2_128_lo;
+
+  PowTables() {
+    for (int i = 0; i < kBins; ++i) {
+      // The bin's middle: the mantissa bit pattern halfway through it.
+      const std::uint64_t middle_bits =
+          kRangeStartBits + (static_cast<std::uint64_t>(i) << (52 - kBinBits)) + (std::uint64_t{1} << (51 - kBinBits));
+      const std::uint64_t low_bits = kRangeStartBits + (static_cast<std::uint64_t>(i) << (52 - kBinBits));
+      const std::uint64_t high_bits = low_bits + (std::uint64_t{1} << (52 - kBinBits));
+      double middle, low, high;
+      std::memcpy(&middle, &middle_bits, sizeof middle);
+      std::memcpy(&low, &low_bits, sizeof low);
+      std::memcpy(&high, &high_bits, sizeof high);
+      const bool holds_one = low <= 1.0 && 1.0 < high;
+      const double c = holds_one ? 1.0 : middle;
+      inverse_c[i] = 1.0 / c;
+      // log c = -log(1/c) exactly for the double 1/c used: r is formed from it.
+      const Quad log_c = -log_quad(inverse_c[i]);
+      log_c_hi[i] = static_cast<double>(log_c);
+      log_c_lo[i] = static_cast<double>(log_c - Quad(log_c_hi[i]));
+      const long double power = exp2l(static_cast<long double>(i) / kBins);
+      exp2_hi[i] = static_cast<double>(power);
+      exp2_lo[i] = static_cast<double>(power - static_cast<long double>(exp2_hi[i]));
+    }
+    ln2_short_hi = with_low_bits_cleared(kLn2Hi, 12);
+    ln2_short_lo = (kLn2Hi - ln2_short_hi) + kLn2Lo;
+    ln2_128_hi = with_low_bits_cleared(kLn2Hi / kBins, 19);
+    ln2_128_lo = (kLn2Hi / kBins - ln2_128_hi) + kLn2Lo / kBins;
+  }
+};
+
+const PowTables& tables() {
+  static const PowTables t;
+  return t;
+}
+
+// a + b = s + err exactly (Knuth's two-sum: no order of magnitudes needed).
+inline void two_sum(__m512d a, __m512d b, __m512d& s, __m512d& err) {
+  s = _mm512_add_pd(a, b);
+  const __m512d bb = _mm512_sub_pd(s, a);
+  err = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+}
+
+// log x = hi + lo for positive finite x (subnormals included).
+inline void log_double_double(const PowTables& t, __m512d x, __m512d& hi, __m512d& lo) {
+  const __mmask8 subnormal = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1p-1022), _CMP_LT_OQ);
+  x = _mm512_mask_mul_pd(x, subnormal, x, _mm512_set1_pd(0x1p52));
+  const __m512i bits = _mm512_castpd_si512(x);
+  const __m512i offset = _mm512_sub_epi64(bits, _mm512_set1_epi64(static_cast<long long>(kRangeStartBits)));
+  const __m512i exponent_bits = _mm512_srai_epi64(offset, 52);
+  const __m512i bin = _mm512_and_si512(_mm512_srli_epi64(offset, 52 - kBinBits), _mm512_set1_epi64(kBins - 1));
+  const __m512d m = _mm512_castsi512_pd(_mm512_sub_epi64(bits, _mm512_slli_epi64(exponent_bits, 52)));
+  __m512d e = _mm512_cvtepi64_pd(exponent_bits);
+  e = _mm512_mask_sub_pd(e, subnormal, e, _mm512_set1_pd(52.0));
+
+  const __m512d inverse_c = _mm512_i64gather_pd(bin, t.inverse_c, 8);
+  const __m512d log_c_hi = _mm512_i64gather_pd(bin, t.log_c_hi, 8);
+  const __m512d log_c_lo = _mm512_i64gather_pd(bin, t.log_c_lo, 8);
+  // r = m / c - 1 = (p - 1) + p_lo exactly, then rounded to r_hi + r_lo.
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d p = _mm512_mul_pd(m, inverse_c);
+  const __m512d p_lo = _mm512_fmsub_pd(m, inverse_c, p);
+  __m512d r, r_lo;
+  two_sum(_mm512_sub_pd(p, one), p_lo, r, r_lo);
+
+  // log(1 + r) = r - r^2/2 + r^3 (1/3 - r/4 + ... + r^6/9) (|r| < 2^-7.5):
+  // r^2/2 exactly (an FMA gives r^2's rounding error), the rest, below
+  // 2^-22, in plain double.
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  const __m512d r2_lo = _mm512_fmsub_pd(r, r, r2);
+  __m512d series = _mm512_set1_pd(1.0 / 9);
+  for (int k = 8; k >= 3; --k) {
+    series = _mm512_fmadd_pd(series, r, _mm512_set1_pd((k % 2 == 0 ? -1.0 : 1.0) / k));
+  }
+  const __m512d cubic = _mm512_mul_pd(_mm512_mul_pd(r2, r), series);
+
+  // e ln2 + log c + r - r^2/2 + (the small terms), its leading terms summed
+  // exactly: e * ln2_short_hi is exact, the sums go through two_sum.
+  const __m512d half = _mm512_set1_pd(0.5);
+  __m512d s1, err1, s2, err2, s3, err3;
+  two_sum(_mm512_mul_pd(e, _mm512_set1_pd(t.ln2_short_hi)), log_c_hi, s1, err1);
+  two_sum(s1, r, s2, err2);
+  two_sum(s2, _mm512_mul_pd(_mm512_set1_pd(-0.5), r2), s3, err3);
+  const __m512d small = _mm512_add_pd(
+      _mm512_add_pd(_mm512_fmadd_pd(e, _mm512_set1_pd(t.ln2_short_lo), log_c_lo),
+                    _mm512_add_pd(_mm512_add_pd(err1, err2), err3)),
+      _mm512_add_pd(_mm512_fnmadd_pd(half, r2_lo, _mm512_fnmadd_pd(r, r_lo, r_lo)), cubic));
+  hi = _mm512_add_pd(s3, small);
+  lo = _mm512_sub_pd(small, _mm512_sub_pd(hi, s3));
+}
+
+// exp(hi + lo) for |hi| <= 708 (normal results).
+inline __m512d exp_double_double(const PowTables& t, __m512d hi, __m512d lo) {
+  const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(hi, _mm512_set1_pd(kBins / kLn2Hi)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // s = hi - k ln2/128 + lo: the first difference is exact (k * hi part is
+  // exact and close to hi).
+  __m512d s = _mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_128_hi), hi);
+  s = _mm512_add_pd(_mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_128_lo), lo), s);
+  // exp(s) - 1 = s + s^2/2 + ... + s^6/720 (|s| <= 2^-8.5, truncation below 2^-70).
+  __m512d series = _mm512_set1_pd(1.0 / 720);
+  for (double f : {1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0}) series = _mm512_fmadd_pd(series, s, _mm512_set1_pd(f));
+  const __m512d expm1 = _mm512_mul_pd(series, s);
+  const __m512i ki = _mm512_cvtpd_epi64(k);
+  const __m512i j = _mm512_and_si512(ki, _mm512_set1_epi64(kBins - 1));
+  const __m512i scale = _mm512_srai_epi64(ki, kBinBits);  // floor(k / 128)
+  const __m512d t_hi = _mm512_i64gather_pd(j, t.exp2_hi, 8);
+  const __m512d t_lo = _mm512_i64gather_pd(j, t.exp2_lo, 8);
+  // 2^(j/128) (1 + expm1) = t_hi + (t_hi expm1 + t_lo (1 + expm1)).
+  const __m512d correction = _mm512_fmadd_pd(t_hi, expm1, _mm512_fmadd_pd(t_lo, expm1, t_lo));
+  const __m512d mantissa = _mm512_add_pd(t_hi, correction);
+  const __m512d power = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(scale, _mm512_set1_epi64(1023)), 52));
+  return _mm512_mul_pd(mantissa, power);
+}
+
+}  // namespace
+
+void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
+                       std::int64_t n) noexcept {
+  const PowTables& t = tables();
+  const __m512d inf = _mm512_set1_pd(__builtin_inf());
+  for (std::int64_t i = 0; i < n; i += 8) {
+    const std::int64_t count = n - i < 8 ? n - i : 8;
+    const auto lanes = static_cast<__mmask8>((1u << count) - 1u);
+    // Lanes beyond the end compute pow(1, 1).
+    const __m512d x = a_step != 0 ? _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), lanes, a + i) : _mm512_set1_pd(a[0]);
+    const __m512d y = b_step != 0 ? _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), lanes, b + i) : _mm512_set1_pd(b[0]);
+    __mmask8 regular = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
+                       _mm512_cmp_pd_mask(x, inf, _CMP_LT_OQ) &
+                       _mm512_cmp_pd_mask(_mm512_abs_pd(y), inf, _CMP_LT_OQ);
+    __m512d log_hi, log_lo;
+    log_double_double(t, _mm512_mask_blend_pd(regular, _mm512_set1_pd(1.0), x), log_hi, log_lo);
+    const __m512d y_regular = _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), y);
+    const __m512d z_hi = _mm512_mul_pd(y_regular, log_hi);
+    const __m512d z_lo = _mm512_fmadd_pd(y_regular, log_lo, _mm512_fmsub_pd(y_regular, log_hi, z_hi));
+    regular &= _mm512_cmp_pd_mask(_mm512_abs_pd(z_hi), _mm512_set1_pd(708.0), _CMP_LE_OQ);
+    const __m512d z_bounded = _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), z_hi);
+    const __m512d r = exp_double_double(t, z_bounded, _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), z_lo));
+    _mm512_mask_storeu_pd(out + i, lanes, r);
+    if ((regular & lanes) != lanes) {
+      for (std::int64_t j = 0; j < count; ++j) {
+        if (!((regular >> j) & 1u)) out[i + j] = pow(a[a_step != 0 ? i + j : 0], b[b_step != 0 ? i + j : 0]);
+      }
+    }
+  }
+}
+
+}  // namespace tunekit::cpu::detail
+#endif
