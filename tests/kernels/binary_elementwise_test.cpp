@@ -439,8 +439,8 @@ TEST(BinaryKernel, PowFloatIsWithinItsDocumentedUlpOfTheDoubleResultOnEveryPath)
 // spread over the whole range, overflow and subnormals included; bases
 // within a few ULP of 1 with huge exponents (where a double log would lose
 // everything) and within 2^-5 of 1 with results near the overflow and
-// underflow thresholds; integral exponents of negative bases; the special
-// operands. The AVX-512 path computes exp(y log x) with log x in
+// underflow thresholds; integral and other exponents of negative bases; the
+// special operands. The AVX-512 path computes exp(y log x) with log x in
 // double-double (0.5083 ULP the most over 8 million such operands, the C
 // library's pow 0.5146 on the same); the others call pow.
 TEST(BinaryKernel, PowDoubleIsWithinItsDocumentedUlpOfTheLongDoubleResultOnEveryPath) {
@@ -466,6 +466,12 @@ TEST(BinaryKernel, PowDoubleIsWithinItsDocumentedUlpOfTheLongDoubleResultOnEvery
       power = std::round(unit(engine) * 40);
     } else if (i % 8 == 4) {
       power = unit(engine) * 30;  // small exponents of every base
+    } else if (i % 16 == 2) {
+      base = -base;  // a negative base: NaN unless the exponent is an integer
+      power = unit(engine) * 30;
+    } else if (i % 16 == 10) {
+      base = -base;  // odd and even integral exponents near the thresholds
+      power = std::round(target(engine) / std::log(-base));
     } else if (i % 8 == 6) {
       power = (unit(engine) > 0 ? 707.5 : -707.5) / std::log(base) * (1 + unit(engine) * 1e-3);
     }

@@ -16,9 +16,10 @@
 // double-double table times a degree-6 series of exp(s) - 1, scaled by
 // 2^(k/128 rounded down).
 //
-// Lanes outside the vector path's domain (x not positive and finite, y not
-// finite, |y log x| beyond 708 where results overflow or become subnormal)
-// take the C library's pow. Measured maximum error: README "Unary kernels".
+// A negative base goes through pow(|x|, y) and the sign rule
+// (pow_sign_avx512.hpp). Lanes outside the vector path's domain (x zero or
+// not finite, y not finite, |y log |x|| beyond 708 where results overflow
+// or become subnormal) take the C library's pow. Measured maximum error: README "Unary kernels".
 #include "unary_paths.hpp"
 
 #if defined(TUNEKIT_CPU_X86_PATHS)
@@ -34,6 +35,8 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include "pow_sign_avx512.hpp"
 
 namespace tunekit::cpu::detail {
 namespace {
@@ -212,17 +215,19 @@ void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, st
     // Lanes beyond the end compute pow(1, 1).
     const __m512d x = a_step != 0 ? _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), lanes, a + i) : _mm512_set1_pd(a[0]);
     const __m512d y = b_step != 0 ? _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), lanes, b + i) : _mm512_set1_pd(b[0]);
-    __mmask8 regular = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
-                       _mm512_cmp_pd_mask(x, inf, _CMP_LT_OQ) &
+    const __m512d ax = _mm512_abs_pd(x);
+    __mmask8 regular = _mm512_cmp_pd_mask(ax, _mm512_setzero_pd(), _CMP_GT_OQ) &
+                       _mm512_cmp_pd_mask(ax, inf, _CMP_LT_OQ) &
                        _mm512_cmp_pd_mask(_mm512_abs_pd(y), inf, _CMP_LT_OQ);
     __m512d log_hi, log_lo;
-    log_double_double(t, _mm512_mask_blend_pd(regular, _mm512_set1_pd(1.0), x), log_hi, log_lo);
+    log_double_double(t, _mm512_mask_blend_pd(regular, _mm512_set1_pd(1.0), ax), log_hi, log_lo);
     const __m512d y_regular = _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), y);
     const __m512d z_hi = _mm512_mul_pd(y_regular, log_hi);
     const __m512d z_lo = _mm512_fmadd_pd(y_regular, log_lo, _mm512_fmsub_pd(y_regular, log_hi, z_hi));
     regular &= _mm512_cmp_pd_mask(_mm512_abs_pd(z_hi), _mm512_set1_pd(708.0), _CMP_LE_OQ);
     const __m512d z_bounded = _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), z_hi);
-    const __m512d r = exp_double_double(t, z_bounded, _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), z_lo));
+    const __m512d r = pow_apply_base_sign(
+        x, y, exp_double_double(t, z_bounded, _mm512_mask_blend_pd(regular, _mm512_setzero_pd(), z_lo)));
     _mm512_mask_storeu_pd(out + i, lanes, r);
     if ((regular & lanes) != lanes) {
       for (std::int64_t j = 0; j < count; ++j) {

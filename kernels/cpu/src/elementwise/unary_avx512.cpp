@@ -21,6 +21,8 @@
 #endif
 #include <immintrin.h>
 
+#include "pow_sign_avx512.hpp"
+
 namespace tunekit::cpu::detail {
 namespace {
 
@@ -201,10 +203,11 @@ void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::
     const __m512d x = _mm512_cvtps_pd(x8);
     const __m512d y = _mm512_cvtps_pd(y8);
     const __m512d inf = _mm512_set1_pd(__builtin_inf());
-    const __mmask8 regular = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
-                             _mm512_cmp_pd_mask(x, inf, _CMP_LT_OQ) &
+    const __m512d ax = F64::abs(x);
+    const __mmask8 regular = _mm512_cmp_pd_mask(ax, _mm512_setzero_pd(), _CMP_GT_OQ) &
+                             _mm512_cmp_pd_mask(ax, inf, _CMP_LT_OQ) &
                              _mm512_cmp_pd_mask(F64::abs(y), inf, _CMP_LT_OQ) & lanes;
-    const __m512d r = vexp<F64>(_mm512_mul_pd(y, vlog<F64>(x)));
+    const __m512d r = pow_apply_base_sign(x, y, vexp<F64>(_mm512_mul_pd(y, vlog<F64>(ax))));
     _mm256_mask_storeu_ps(out + i, lanes, _mm512_cvtpd_ps(r));
     if (regular != lanes) {
       for (std::int64_t j = 0; j < count; ++j) {
