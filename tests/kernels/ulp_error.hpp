@@ -67,7 +67,8 @@ inline Format format_of(core::DataType type) {
 
 // |got - expected| in units in the last place of `type` at `expected`; 0
 // when both are the same infinity or NaN, or `expected` overflows the type
-// and `got` is that infinity; infinity for any other mismatch of kinds.
+// and `got` is that infinity; infinity for any other mismatch of kinds,
+// a floating zero of the wrong sign included (integers have one zero).
 inline double ulp_error(core::DataType type, long double expected, double got) {
   if (std::isnan(expected) || std::isnan(got)) {
     return std::isnan(expected) && std::isnan(got) ? 0.0 : HUGE_VAL;
@@ -78,7 +79,10 @@ inline double ulp_error(core::DataType type, long double expected, double got) {
     return overflow && std::signbit(got) == std::signbit(expected) ? 0.0 : HUGE_VAL;
   }
   if (std::isinf(expected)) return HUGE_VAL;
-  if (expected == got) return 0.0;
+  if (expected == got) {
+    const bool same_zero = std::signbit(got) == std::signbit(expected) || !core::is_floating_point(type);
+    return got != 0 || same_zero ? 0.0 : HUGE_VAL;
+  }
   int exponent = 0;
   std::frexp(expected, &exponent);  // expected = m 2^exponent, m in [0.5, 1)
   const int e = std::max(exponent - 1, f.min_exponent);
@@ -96,7 +100,7 @@ inline double float_ulp_error(double expected, float got) {
     return overflow && std::signbit(got) == std::signbit(expected) ? 0.0 : HUGE_VAL;
   }
   if (std::isinf(expected)) return HUGE_VAL;
-  if (expected == got) return 0.0;
+  if (expected == got) return got != 0 || std::signbit(got) == std::signbit(expected) ? 0.0 : HUGE_VAL;
   int exponent = 0;
   std::frexp(expected, &exponent);
   const int e = std::max(exponent - 1, -126);

@@ -208,12 +208,19 @@ void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::
                              _mm512_cmp_pd_mask(ax, inf, _CMP_LT_OQ) &
                              _mm512_cmp_pd_mask(F64::abs(y), inf, _CMP_LT_OQ) & lanes;
     const __m512d r = pow_apply_base_sign(x, y, vexp<F64>(_mm512_mul_pd(y, vlog<F64>(ax))));
-    _mm256_mask_storeu_ps(out + i, lanes, _mm512_cvtpd_ps(r));
+    __m256 result = _mm512_cvtpd_ps(r);
     if (regular != lanes) {
+      // From the loaded operands, not from a and b: out may be one of them.
+      alignas(32) float xs[8], ys[8], rs[8];
+      _mm256_store_ps(xs, x8);
+      _mm256_store_ps(ys, y8);
+      _mm256_store_ps(rs, result);
       for (std::int64_t j = 0; j < count; ++j) {
-        if (!((regular >> j) & 1u)) out[i + j] = __builtin_powf(a[a_step != 0 ? i + j : 0], b[b_step != 0 ? i + j : 0]);
+        if (!((regular >> j) & 1u)) rs[j] = __builtin_powf(xs[j], ys[j]);
       }
+      result = _mm256_load_ps(rs);
     }
+    _mm256_mask_storeu_ps(out + i, lanes, result);
   }
 }
 

@@ -38,8 +38,9 @@ class TeamCrossover {
   }
 
   // Whether `preferred` (a default crossover) agrees with the measurements:
-  // the team won twice in a row at or above it, and one thread won by the
-  // margin at no size from it on. Moving a default to the confirming size
+  // the team has won twice in a row, `preferred` is at or below the size
+  // that confirmed it, and one thread won by the margin at no size from
+  // `preferred` on. Moving a default to the confirming size
   // would only give away the sizes between where the team already wins.
   bool keeps(double preferred) const noexcept {
     if (team_wins_ < 2 || preferred > confirmed_) return false;
