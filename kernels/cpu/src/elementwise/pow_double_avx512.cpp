@@ -24,14 +24,7 @@
 #include "unary_paths.hpp"
 
 #if defined(TUNEKIT_CPU_X86_PATHS)
-// GCC 12 reports the intrinsics headers' deliberately undefined vectors
-// (the pass-through of unmasked forms) as maybe uninitialised once inlined;
-// they are never read (as in unary_avx512.cpp).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
+#include "x86_intrinsics.hpp"
 #include <math.h>
 
 #include <cstdint>

@@ -11,14 +11,7 @@
 #include "unary_paths.hpp"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-// GCC 12 reports the intrinsics headers' deliberately undefined vectors
-// (`__m512i __Y = __Y;` as the pass-through of unmasked forms) as maybe
-// (or plainly) uninitialised once inlined deep enough; they are never read.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
+#include "x86_intrinsics.hpp"
 
 namespace tunekit::cpu::detail {
 namespace {
