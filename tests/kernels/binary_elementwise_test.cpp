@@ -439,9 +439,10 @@ TEST(BinaryKernel, PowFloatIsWithinItsDocumentedUlpOfTheDoubleResultOnEveryPath)
 // within a few ULP of 1 with huge exponents (where a double log would lose
 // everything) and within 2^-5 of 1 with results near the overflow and
 // underflow thresholds; integral and other exponents of negative bases; the
-// special operands. The AVX-512 path computes exp(y log x) with log x in
-// double-double (0.5078 ULP the most over 8 million operands of these
-// kinds, the C library's pow 0.5132 on the same); the others call pow.
+// special operands. The AVX-512 and AVX2 paths compute exp(y log x) with
+// log x in double-double (0.5078 ULP the most over 8 million operands of
+// these kinds, the C library's pow 0.5132 on the same); the portable one
+// calls pow.
 TEST(BinaryKernel, PowDoubleIsWithinItsDocumentedUlpOfTheLongDoubleResultOnEveryPath) {
   const std::int64_t n = 200003;
   Tensor a = empty(DataType::DOUBLE, {n});
@@ -520,7 +521,7 @@ TEST(BinaryKernel, PowDoubleIsWithinItsDocumentedUlpOfTheLongDoubleResultOnEvery
           worst_y = y;
         }
       }
-      EXPECT_LE(worst, isa == CpuIsa::AVX512 ? 0.52 : 1.0) << to_string(isa) << " at " << worst_x << "^" << worst_y;
+      EXPECT_LE(worst, isa == CpuIsa::PORTABLE ? 1.0 : 0.52) << to_string(isa) << " at " << worst_x << "^" << worst_y;
       std::printf("Pow double %s path %d: max %.4f ULP (%.17g ^ %.17g)\n", std::string(to_string(isa)).c_str(),
                   static_cast<int>(path), worst, worst_x, worst_y);
     }

@@ -3,12 +3,14 @@
 // Compiled with -mavx2 -mfma -mf16c (kernels/cpu/CMakeLists.txt); run only
 // when active_isa() says so.
 #include "binary_loops.hpp"
+#include "unary_paths.hpp"
 
 #if defined(TUNEKIT_CPU_X86_PATHS)
 #include <immintrin.h>
 
 #define TK_BINARY_LOOP _Pragma("omp simd")
 #define TK_BINARY_ENTRY binary_segment_avx2
+#define TK_BINARY_POW_DOUBLE tunekit::cpu::detail::pow_double_avx2
 
 namespace {
 

@@ -42,7 +42,7 @@ tuning::CrossoverCalibration crossover(BinaryOp op, DataType type, std::string p
   // Every path gives the same bits, but Pow: on AVX-512 float Pow is
   // computed in double and may differ from powf by one ulp of float (and so
   // by one of a 16-bit type after rounding), and double Pow (a double-double
-  // log) from pow by one ulp of double.
+  // log, AVX-512 and AVX2) from pow by one ulp of double.
   if (op == BinaryOp::POW) {
     switch (type) {
       case DataType::DOUBLE: spec.tolerance = 0x1p-51; break;

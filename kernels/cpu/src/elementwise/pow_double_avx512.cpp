@@ -30,93 +30,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "pow_double_tables.hpp"
 #include "pow_sign_avx512.hpp"
 
 namespace tunekit::cpu::detail {
 namespace {
-
-// ln 2 as a double-double (the leading 53 and the next 53 bits).
-constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
-constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
-constexpr int kBinBits = 7;
-constexpr int kBins = 1 << kBinBits;
-// The bit pattern where the mantissa range of log starts (about 0.705):
-// 75.5 bins below 1, so that 1 sits in the middle of its bin (c = 1, |r|
-// within 2^-8), and in the bins beside it |log c| is at most twice |log x|:
-// never a cancellation of more than one bit.
-constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (std::uint64_t{151} << (51 - kBinBits));
-
-// binary128 arithmetic (libgcc's soft float, no library call) for the
-// tables' logarithms: y log x multiplies their error by up to 708 / |log x|,
-// so the 64 bits of long double left a quarter of an ULP in results near
-// the overflow threshold.
-__extension__ typedef __float128 Quad;
-
-// log v = 2 atanh(u), u = (v - 1) / (v + 1): |u| < 0.18 for v in
-// [0.705, 1.42], so 24 odd terms reach below 2^-118.
-Quad log_quad(double v) {
-  const Quad u = (Quad(v) - 1) / (Quad(v) + 1);
-  const Quad u2 = u * u;
-  Quad power = u, sum = 0;
-  for (int k = 1; k < 48; k += 2) {
-    sum += power / k;
-    power *= u2;
-  }
-  return 2 * sum;
-}
-
-double with_low_bits_cleared(double x, int bits) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  u &= ~((std::uint64_t{1} << bits) - 1);
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-struct PowTables {
-  alignas(64) double inverse_c[kBins];
-  alignas(64) double log_c_hi[kBins];
-  alignas(64) double log_c_lo[kBins];
-  alignas(64) double exp2_hi[kBins];  // 2^(j/128) to the 64 bits of exp2l:
-  alignas(64) double exp2_lo[kBins];  // 2^-64 of relative error, 0.001 ULP
-  // ln 2 with its leading part short enough that e * hi is exact for every
-  // exponent e (|e| < 2^11), and ln 2 / 128 with a leading part for which
-  // k * hi is exact for |k| < 2^18.
-  double ln2_short_hi, ln2_short_lo, ln2_128_hi, ln2_128_lo;
-
-  PowTables() {
-    for (int i = 0; i < kBins; ++i) {
-      // The bin's middle: the mantissa bit pattern halfway through it.
-      const std::uint64_t middle_bits =
-          kRangeStartBits + (static_cast<std::uint64_t>(i) << (52 - kBinBits)) + (std::uint64_t{1} << (51 - kBinBits));
-      const std::uint64_t low_bits = kRangeStartBits + (static_cast<std::uint64_t>(i) << (52 - kBinBits));
-      const std::uint64_t high_bits = low_bits + (std::uint64_t{1} << (52 - kBinBits));
-      double middle, low, high;
-      std::memcpy(&middle, &middle_bits, sizeof middle);
-      std::memcpy(&low, &low_bits, sizeof low);
-      std::memcpy(&high, &high_bits, sizeof high);
-      const bool holds_one = low <= 1.0 && 1.0 < high;
-      const double c = holds_one ? 1.0 : middle;
-      inverse_c[i] = 1.0 / c;
-      // log c = -log(1/c) exactly for the double 1/c used: r is formed from it.
-      const Quad log_c = -log_quad(inverse_c[i]);
-      log_c_hi[i] = static_cast<double>(log_c);
-      log_c_lo[i] = static_cast<double>(log_c - Quad(log_c_hi[i]));
-      const long double power = exp2l(static_cast<long double>(i) / kBins);
-      exp2_hi[i] = static_cast<double>(power);
-      exp2_lo[i] = static_cast<double>(power - static_cast<long double>(exp2_hi[i]));
-    }
-    ln2_short_hi = with_low_bits_cleared(kLn2Hi, 12);
-    ln2_short_lo = (kLn2Hi - ln2_short_hi) + kLn2Lo;
-    ln2_128_hi = with_low_bits_cleared(kLn2Hi / kBins, 19);
-    ln2_128_lo = (kLn2Hi / kBins - ln2_128_hi) + kLn2Lo / kBins;
-  }
-};
-
-const PowTables& tables() {
-  static const PowTables t;
-  return t;
-}
 
 // a + b = s + err exactly (Knuth's two-sum: no order of magnitudes needed).
 inline void two_sum(__m512d a, __m512d b, __m512d& s, __m512d& err) {

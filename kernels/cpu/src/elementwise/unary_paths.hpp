@@ -35,6 +35,9 @@ void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::
 // take the C library's pow.
 void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
                        std::int64_t n) noexcept;
+// The same on AVX2 + FMA, 4 lanes (pow_double_avx2.cpp).
+void pow_double_avx2(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
+                     std::int64_t n) noexcept;
 
 // FLOAT16 or BFLOAT16 (`type`, 16-bit patterns) to float, exactly, and float
 // to `type` with the unary kernels' rounding (nearest even, NaN stays NaN):
