@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tunekit/measure/statistics.hpp"
@@ -42,6 +43,19 @@ namespace {
 
 std::int64_t geometric_middle(std::int64_t low, std::int64_t high) {
   return static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
+}
+
+// The largest size below `limit` whose latest measurement the baseline won.
+std::optional<std::int64_t> latest_baseline_win_below(const std::vector<CrossoverProbe>& probes, std::int64_t limit) {
+  std::optional<std::int64_t> largest;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const CrossoverProbe& p = probes[i];
+    if (p.verdict != ProbeVerdict::BASELINE_WINS || p.size >= limit || (largest && p.size <= *largest)) continue;
+    const bool measured_again = std::any_of(probes.begin() + static_cast<std::ptrdiff_t>(i) + 1, probes.end(),
+                                            [&p](const CrossoverProbe& later) { return later.size == p.size; });
+    if (!measured_again) largest = p.size;
+  }
+  return largest;
 }
 
 }  // namespace
@@ -143,13 +157,24 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
     if (*verdict != ProbeVerdict::CANDIDATE_WINS) break;
     confirmed = middle;
   }
-  for (const CrossoverProbe& p : result.probes) {
-    if (p.verdict == ProbeVerdict::BASELINE_WINS && p.size < confirmed &&
-        (!last_baseline_win || p.size > *last_baseline_win)) {
-      last_baseline_win = p.size;
-    }
-  }
   const std::optional<std::int64_t>& preferred = options.preferred_threshold;
+  // A baseline win at or above the preferred threshold is what moves the
+  // threshold away from it, so it must be reproduced, as a candidate win is
+  // confirmed: the largest such size is measured again, and a size counts as
+  // a baseline win only when its latest measurement is one.
+  std::vector<std::int64_t> rechecked;
+  for (;;) {
+    last_baseline_win = latest_baseline_win_below(result.probes, confirmed);
+    const bool blocks_preferred =
+        preferred && *preferred <= confirmed && last_baseline_win && *last_baseline_win >= *preferred;
+    if (!blocks_preferred || out_of_probes() ||
+        std::find(rechecked.begin(), rechecked.end(), *last_baseline_win) != rechecked.end()) {
+      break;
+    }
+    rechecked.push_back(*last_baseline_win);
+    Result<ProbeVerdict> verdict = measure_at(*last_baseline_win);
+    if (!verdict.ok()) return verdict.error();
+  }
   if (preferred && *preferred <= confirmed && (!last_baseline_win || *preferred > *last_baseline_win)) {
     result.threshold = *preferred;
     result.reason = fmt::format(

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -190,6 +191,41 @@ TEST(CrossoverSearch, APreferredThresholdWhereTheBaselineWinsMovesToTheCrossover
   ASSERT_TRUE(result.ok());
   EXPECT_GE(*result->threshold, 4096) << result->reason;
   EXPECT_LE(*result->threshold, 5120) << result->reason;
+}
+
+TEST(CrossoverSearch, ABaselineWinThatIsNotReproducedKeepsThePreferredThreshold) {
+  // Ties up to 4096 and wins from there, but the first measurement at 64
+  // (above the preferred 32) is a baseline win that the second does not see.
+  std::vector<std::int64_t> probed;
+  CrossoverProbeFunction tie = tie_then_win(8, probed);
+  int measured_at_64 = 0;
+  CrossoverProbeFunction noisy = [&](std::int64_t size) -> Result<PathTimings> {
+    Result<PathTimings> t = tie(size);
+    if (size == 64 && ++measured_at_64 == 1) t->candidate_ms.assign(5, 12.0);
+    return t;
+  };
+  CrossoverOptions options;
+  options.preferred_threshold = 32;
+  auto result = find_crossover(options, noisy);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->threshold, 32) << result->reason;
+  EXPECT_EQ(measured_at_64, 2);
+  EXPECT_EQ(result->probes.back().size, 64);  // the recheck comes last
+  EXPECT_EQ(result->reason,
+            "the candidate wins from size 4871 (two consecutive wins by at least 5%); the preferred threshold 32 is "
+            "kept: the baseline last won at 4");
+}
+
+TEST(CrossoverSearch, AReproducedBaselineWinMovesThePreferredThreshold) {
+  std::vector<std::int64_t> probed;
+  CrossoverOptions options;
+  options.preferred_threshold = 32;
+  auto result = find_crossover(options, tie_then_win(100, probed));  // the baseline wins at 32 and 64
+  ASSERT_TRUE(result.ok());
+  EXPECT_GT(*result->threshold, 4096) << result->reason;
+  // Only the largest baseline win at or above 32 is measured again, once.
+  EXPECT_EQ(std::count(probed.begin(), probed.end(), 64), 2);
+  EXPECT_EQ(std::count(probed.begin(), probed.end(), 32), 1);
 }
 
 TEST(CrossoverSearch, APreferredThresholdAboveTheConfirmedWinsMovesDown) {

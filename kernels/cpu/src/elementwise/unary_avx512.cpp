@@ -191,8 +191,11 @@ void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::
   for (std::int64_t i = 0; i < n; i += 8) {
     const std::int64_t count = n - i < 8 ? n - i : 8;
     const auto lanes = static_cast<__mmask8>((1u << count) - 1u);
-    const __m256 x8 = a_step != 0 ? _mm256_maskz_loadu_ps(lanes, a + i) : _mm256_set1_ps(a[0]);
-    const __m256 y8 = b_step != 0 ? _mm256_maskz_loadu_ps(lanes, b + i) : _mm256_set1_ps(b[0]);
+    // Lanes past the end hold 1: zeros there would run log(0) = -inf through
+    // exp, whose scaling then makes subnormals that cost a microcode assist.
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 x8 = a_step != 0 ? _mm256_mask_loadu_ps(one, lanes, a + i) : _mm256_set1_ps(a[0]);
+    const __m256 y8 = b_step != 0 ? _mm256_mask_loadu_ps(one, lanes, b + i) : _mm256_set1_ps(b[0]);
     const __m512d x = _mm512_cvtps_pd(x8);
     const __m512d y = _mm512_cvtps_pd(y8);
     const __m512d inf = _mm512_set1_pd(__builtin_inf());

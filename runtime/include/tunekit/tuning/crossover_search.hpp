@@ -7,7 +7,8 @@
 // consecutive wins: at the first of them the candidate won once, by little,
 // and a shared machine's noise undoes such a win as often as not. A
 // preferred threshold (the portable default) that no probe contradicts is
-// kept. Overlapping measurements never count as a win, so when nothing is
+// kept; a baseline win that would move it must be reproduced when measured
+// again, as a candidate win needs its confirmation. Overlapping measurements never count as a win, so when nothing is
 // clearly faster the caller keeps its portable default.
 #pragma once
 
