@@ -10,6 +10,7 @@
 
 #define TK_BINARY_LOOP _Pragma("omp simd")
 #define TK_BINARY_ENTRY binary_segment_avx2
+#define TK_BINARY_POW_FLOAT tunekit::cpu::detail::pow_float_avx2
 #define TK_BINARY_POW_DOUBLE tunekit::cpu::detail::pow_double_avx2
 
 namespace {

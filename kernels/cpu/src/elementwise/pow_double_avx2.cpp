@@ -3,7 +3,7 @@
 // the exponent's arithmetic shift from a biased logical one, 64-bit integer
 // <-> double conversions of small integers through the 2^52 shifter, masks
 // as all-ones lanes, the loop's tail through a padded copy. Same tables
-// (pow_double_tables.hpp), same domain: zero, infinite or NaN operands and
+// (pow_tables.hpp), same domain: zero, infinite or NaN operands and
 // |y log |x|| beyond 708 take the C library's pow.
 #include "unary_paths.hpp"
 
@@ -13,7 +13,8 @@
 
 #include <cstdint>
 
-#include "pow_double_tables.hpp"
+#include "pow_sign_avx2.hpp"
+#include "pow_tables.hpp"
 
 namespace tunekit::cpu::detail {
 namespace {
@@ -88,8 +89,8 @@ inline void log_double_double(const PowTables& t, __m256d x, __m256d& hi, __m256
 inline __m256d exp_double_double(const PowTables& t, __m256d hi, __m256d lo) {
   const __m256d k = _mm256_round_pd(_mm256_mul_pd(hi, _mm256_set1_pd(kBins / kLn2Hi)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256d s = _mm256_fnmadd_pd(k, _mm256_set1_pd(t.ln2_128_hi), hi);
-  s = _mm256_add_pd(_mm256_fnmadd_pd(k, _mm256_set1_pd(t.ln2_128_lo), lo), s);
+  __m256d s = _mm256_fnmadd_pd(k, _mm256_set1_pd(t.ln2_per_bin_hi), hi);
+  s = _mm256_add_pd(_mm256_fnmadd_pd(k, _mm256_set1_pd(t.ln2_per_bin_lo), lo), s);
   constexpr double kExpm1Coefficients[] = {1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0};
   __m256d series = _mm256_set1_pd(1.0 / 720);
   for (double f : kExpm1Coefficients) series = _mm256_fmadd_pd(series, s, _mm256_set1_pd(f));
@@ -109,18 +110,6 @@ inline __m256d exp_double_double(const PowTables& t, __m256d hi, __m256d lo) {
   return _mm256_mul_pd(mantissa, power);
 }
 
-// pow's sign rule for a negative finite base from pow(|x|, y).
-inline __m256d apply_base_sign(__m256d x, __m256d y, __m256d magnitude) {
-  const __m256d negative = _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ);
-  if (_mm256_movemask_pd(negative) == 0) return magnitude;
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m256d half = _mm256_mul_pd(y, _mm256_set1_pd(0.5));
-  const __m256d integral = _mm256_cmp_pd(_mm256_round_pd(y, kNearest), y, _CMP_EQ_OQ);
-  const __m256d odd = _mm256_and_pd(integral, _mm256_cmp_pd(_mm256_round_pd(half, kNearest), half, _CMP_NEQ_OQ));
-  const __m256d r = _mm256_blendv_pd(magnitude, _mm256_set1_pd(__builtin_nan("")), _mm256_andnot_pd(integral, negative));
-  return _mm256_xor_pd(r, _mm256_and_pd(_mm256_and_pd(negative, odd), _mm256_set1_pd(-0.0)));
-}
-
 // Four lanes; the fallback lanes take pow from the loaded operands (out
 // may be one of the inputs).
 inline __m256d pow4(const PowTables& t, __m256d x, __m256d y) {
@@ -137,7 +126,7 @@ inline __m256d pow4(const PowTables& t, __m256d x, __m256d y) {
   const __m256d z_lo = _mm256_fmadd_pd(y_regular, log_lo, _mm256_fmsub_pd(y_regular, log_hi, z_hi));
   const __m256d az = _mm256_andnot_pd(_mm256_set1_pd(-0.0), z_hi);
   regular = _mm256_and_pd(regular, _mm256_cmp_pd(az, _mm256_set1_pd(708.0), _CMP_LE_OQ));
-  __m256d r = apply_base_sign(x, y, exp_double_double(t, _mm256_and_pd(regular, z_hi), _mm256_and_pd(regular, z_lo)));
+  __m256d r = pow_apply_base_sign(x, y, exp_double_double(t, _mm256_and_pd(regular, z_hi), _mm256_and_pd(regular, z_lo)));
   const int mask = _mm256_movemask_pd(regular);
   if (mask != 0xF) {
     alignas(32) double xs[4], ys[4], rs[4];

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "pow_double_tables.hpp"
+#include "pow_tables.hpp"
 #include "pow_sign_avx512.hpp"
 
 namespace tunekit::cpu::detail {
@@ -97,8 +97,8 @@ inline __m512d exp_double_double(const PowTables& t, __m512d hi, __m512d lo) {
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   // s = hi - k ln2/128 + lo: the first difference is exact (k * hi part is
   // exact and close to hi).
-  __m512d s = _mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_128_hi), hi);
-  s = _mm512_add_pd(_mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_128_lo), lo), s);
+  __m512d s = _mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_per_bin_hi), hi);
+  s = _mm512_add_pd(_mm512_fnmadd_pd(k, _mm512_set1_pd(t.ln2_per_bin_lo), lo), s);
   // exp(s) - 1 = s + s^2/2 + ... + s^6/720 (|s| <= 2^-8.5, truncation below 2^-70).
   // A plain array, not an initializer_list: no standard library template is
   // instantiated in an AVX-512 file (tunekit/cpu/isa.hpp).

@@ -15,6 +15,7 @@
 #include "x86_intrinsics.hpp"
 
 #include "pow_sign_avx512.hpp"
+#include "pow_tables.hpp"
 
 namespace tunekit::cpu::detail {
 namespace {
@@ -98,6 +99,43 @@ struct F64 {
 };
 
 #include "unary_math.inl"
+
+// The float Pow's lanes (pow_float.inl): F64's arithmetic on 8 doubles
+// widened from 8 floats.
+struct PowF64 : F64 {
+  using I = __m512i;
+  using Floats = __m256;
+  static I bits(V a) { return _mm512_castpd_si512(a); }
+  static V from_bits(I u) { return _mm512_castsi512_pd(u); }
+  static I add_i(I a, I b) { return _mm512_add_epi64(a, b); }
+  static I sub_i(I a, I b) { return _mm512_sub_epi64(a, b); }
+  static I and_i(I a, I b) { return _mm512_and_si512(a, b); }
+  static I or_i(I a, I b) { return _mm512_or_si512(a, b); }
+  static I set_i(long long v) { return _mm512_set1_epi64(v); }
+  template <int N>
+  static I shift_right(I a) { return _mm512_srli_epi64(a, N); }
+  template <int N>
+  static I shift_left(I a) { return _mm512_slli_epi64(a, N); }
+  // The 16 entries in two registers, selected by the index's low 4 bits.
+  static V lookup16(const double* table, I index) {
+    return _mm512_permutex2var_pd(_mm512_load_pd(table), index, _mm512_load_pd(table + 8));
+  }
+  static M regular(V ax, V ay, V inf) { return lt(set(0.0), ax) & lt(ax, inf) & lt(ay, inf); }
+  static unsigned lane_bits(M m) { return m; }
+  static V apply_base_sign(V x, V y, V magnitude) { return pow_apply_base_sign(x, y, magnitude); }
+  static __mmask8 first(int count) { return static_cast<__mmask8>((1u << count) - 1u); }
+  static Floats load_floats(const float* p, int count) {
+    return _mm256_mask_loadu_ps(_mm256_set1_ps(1.0f), first(count), p);
+  }
+  static Floats broadcast_float(float v) { return _mm256_set1_ps(v); }
+  static V widen(Floats f) { return _mm512_cvtps_pd(f); }
+  static Floats narrow(V d) { return _mm512_cvtpd_ps(d); }
+  static void store_floats(float* p, Floats f, int count) { _mm256_mask_storeu_ps(p, first(count), f); }
+  static void store_all(float* p, Floats f) { _mm256_store_ps(p, f); }
+  static Floats load_all(const float* p) { return _mm256_load_ps(p); }
+};
+
+#include "pow_float.inl"
 
 struct FloatLoop {
   const float* in;
@@ -188,36 +226,7 @@ void unary_avx512(UnaryOp op, DataType type, const void* in, void* out, std::int
 
 void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                       std::int64_t n) noexcept {
-  for (std::int64_t i = 0; i < n; i += 8) {
-    const std::int64_t count = n - i < 8 ? n - i : 8;
-    const auto lanes = static_cast<__mmask8>((1u << count) - 1u);
-    // Lanes past the end hold 1: zeros there would run log(0) = -inf through
-    // exp, whose scaling then makes subnormals that cost a microcode assist.
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 x8 = a_step != 0 ? _mm256_mask_loadu_ps(one, lanes, a + i) : _mm256_set1_ps(a[0]);
-    const __m256 y8 = b_step != 0 ? _mm256_mask_loadu_ps(one, lanes, b + i) : _mm256_set1_ps(b[0]);
-    const __m512d x = _mm512_cvtps_pd(x8);
-    const __m512d y = _mm512_cvtps_pd(y8);
-    const __m512d inf = _mm512_set1_pd(__builtin_inf());
-    const __m512d ax = F64::abs(x);
-    const __mmask8 regular = _mm512_cmp_pd_mask(ax, _mm512_setzero_pd(), _CMP_GT_OQ) &
-                             _mm512_cmp_pd_mask(ax, inf, _CMP_LT_OQ) &
-                             _mm512_cmp_pd_mask(F64::abs(y), inf, _CMP_LT_OQ) & lanes;
-    const __m512d r = pow_apply_base_sign(x, y, vexp<F64>(_mm512_mul_pd(y, vlog<F64>(ax))));
-    __m256 result = _mm512_cvtpd_ps(r);
-    if (regular != lanes) {
-      // From the loaded operands, not from a and b: out may be one of them.
-      alignas(32) float xs[8], ys[8], rs[8];
-      _mm256_store_ps(xs, x8);
-      _mm256_store_ps(ys, y8);
-      _mm256_store_ps(rs, result);
-      for (std::int64_t j = 0; j < count; ++j) {
-        if (!((regular >> j) & 1u)) rs[j] = __builtin_powf(xs[j], ys[j]);
-      }
-      result = _mm256_load_ps(rs);
-    }
-    _mm256_mask_storeu_ps(out + i, lanes, result);
-  }
+  pow_float_lanes<PowF64>(a, a_step, b, b_step, out, n);
 }
 
 void widen_halves_avx512(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {

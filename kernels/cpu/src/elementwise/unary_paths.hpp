@@ -19,14 +19,15 @@ void unary_avx2(UnaryOp op, core::DataType type, const void* in, void* out, std:
 void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 
 // out[i] = pow(a[i], b[i]) for float (a step of 0 repeats the operand's
-// first element), computed in double from the double Log and Exp of
-// unary_math.inl and rounded once to float: lanes with a nonzero finite
-// base and a finite exponent take the vector path (a negative base through
-// pow(|x|, y) and the sign rule of pow_sign_avx512.hpp), every other lane
-// (zero or infinite bases, infinite or NaN exponents) the C library's powf. For the binary kernels' Pow, AVX-512
-// only: with 4 double lanes (AVX2) it was 4 times slower than powf.
+// first element), in double arithmetic rounded once to float
+// (pow_float.inl): lanes with a nonzero finite base and a finite exponent
+// take the vector path (a negative base through pow(|x|, y) and the sign
+// rule), every other lane (zero or infinite bases, infinite or NaN
+// exponents) the C library's powf. For the binary kernels' Pow.
 void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                       std::int64_t n) noexcept;
+void pow_float_avx2(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
+                    std::int64_t n) noexcept;
 
 // out[i] = pow(a[i], b[i]) for double (steps as above), AVX-512 only: exp
 // of y log |x| with log |x| as a double-double and the sign rule

@@ -57,8 +57,8 @@ class BinaryElementwiseKernel {
   // path is chosen from the output size unless forced; `threads` sets the
   // parallel path's team (0: team()). Every path gives
   // the same bits, but Pow: the SIMD paths compute float Pow (and the 16-bit
-  // types' through it) in double on AVX-512 (0.51 ULP), powf elsewhere
-  // (1 ULP), and double Pow with log x in double-double on AVX-512 and AVX2
+  // types' through it) in double on AVX-512 and AVX2 (0.51 ULP), powf on the
+  // portable path (1 ULP), and double Pow with log x in double-double on AVX-512 and AVX2
   // (0.52 ULP), pow on the portable path, so paths may differ by one ulp;
   // serial and parallel SIMD agree.
   Error run(const tuning::Tensor& a, const tuning::Tensor& b, tuning::Tensor& output,

@@ -1,6 +1,7 @@
-// The tables of the vector double Pow (pow_double_avx512.cpp,
-// pow_double_avx2.cpp): log of 128 bins of the mantissa range and
-// 2^(j/128), built once per including file on first use. Everything here
+// The tables of the vector Pows (pow_double_avx512.cpp, pow_double_avx2.cpp
+// and pow_float.inl): log of the bins of the mantissa range (128 for
+// double, 16 for float) and 2^(j/bins), built once per including file on
+// first use. Everything here
 // has internal linkage: each instruction-set file gets its own copy, so no
 // file's code can stand in for another's (tunekit/cpu/isa.hpp).
 #pragma once
@@ -16,13 +17,24 @@ namespace {
 // ln 2 as a double-double (the leading 53 and the next 53 bits).
 constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
 constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
+// Bins of the mantissa range of log: 2^BinBits of them over the bit patterns
+// from about 0.705 to 1.41, with 1 in the middle of its bin (an odd number
+// of half bins below it; 75.5 bins of 128, 9.5 of 16), so that the bin of 1
+// has c = 1 and |r| within half a bin, and in the bins beside it |log c| is
+// at most twice |log x|: never a cancellation of more than one bit.
+template <int BinBits>
+struct PowBins {
+  static constexpr int kBits = BinBits;
+  static constexpr int kCount = 1 << BinBits;
+  static constexpr std::uint64_t kHalfBinsBelowOne = static_cast<std::uint64_t>(0.295 * (4 << BinBits)) | 1u;
+  static constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (kHalfBinsBelowOne << (51 - BinBits));
+};
+
+// The double Pow's 128 bins.
 constexpr int kBinBits = 7;
-constexpr int kBins = 1 << kBinBits;
-// The bit pattern where the mantissa range of log starts (about 0.705):
-// 75.5 bins below 1, so that 1 sits in the middle of its bin (c = 1, |r|
-// within 2^-8), and in the bins beside it |log c| is at most twice |log x|:
-// never a cancellation of more than one bit.
-constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (std::uint64_t{151} << (51 - kBinBits));
+constexpr int kBins = PowBins<kBinBits>::kCount;
+constexpr std::uint64_t kRangeStartBits = PowBins<kBinBits>::kRangeStartBits;
+static_assert(kRangeStartBits == 0x3FF0000000000000ull - (std::uint64_t{151} << (51 - kBinBits)));
 
 // binary128 arithmetic (libgcc's soft float, no library call) for the
 // tables' logarithms: y log x multiplies their error by up to 708 / |log x|,
@@ -51,18 +63,23 @@ double with_low_bits_cleared(double x, int bits) {
   return x;
 }
 
-struct PowTables {
+template <int BinBits>
+struct PowTablesOf {
+  using Bins = PowBins<BinBits>;
+  static constexpr int kBins = Bins::kCount;
+  static constexpr int kBinBits = BinBits;
+  static constexpr std::uint64_t kRangeStartBits = Bins::kRangeStartBits;
   alignas(64) double inverse_c[kBins];
   alignas(64) double log_c_hi[kBins];
   alignas(64) double log_c_lo[kBins];
-  alignas(64) double exp2_hi[kBins];  // 2^(j/128) to the 64 bits of exp2l:
+  alignas(64) double exp2_hi[kBins];  // 2^(j/bins) to the 64 bits of exp2l:
   alignas(64) double exp2_lo[kBins];  // 2^-64 of relative error, 0.001 ULP
   // ln 2 with its leading part short enough that e * hi is exact for every
-  // exponent e (|e| < 2^11), and ln 2 / 128 with a leading part for which
+  // exponent e (|e| < 2^11), and ln 2 / bins with a leading part for which
   // k * hi is exact for |k| < 2^18.
-  double ln2_short_hi, ln2_short_lo, ln2_128_hi, ln2_128_lo;
+  double ln2_short_hi, ln2_short_lo, ln2_per_bin_hi, ln2_per_bin_lo;
 
-  PowTables() {
+  PowTablesOf() {
     for (int i = 0; i < kBins; ++i) {
       // The bin's middle: the mantissa bit pattern halfway through it.
       const std::uint64_t middle_bits =
@@ -86,13 +103,19 @@ struct PowTables {
     }
     ln2_short_hi = with_low_bits_cleared(kLn2Hi, 12);
     ln2_short_lo = (kLn2Hi - ln2_short_hi) + kLn2Lo;
-    ln2_128_hi = with_low_bits_cleared(kLn2Hi / kBins, 19);
-    ln2_128_lo = (kLn2Hi / kBins - ln2_128_hi) + kLn2Lo / kBins;
+    ln2_per_bin_hi = with_low_bits_cleared(kLn2Hi / kBins, 19);
+    ln2_per_bin_lo = (kLn2Hi / kBins - ln2_per_bin_hi) + kLn2Lo / kBins;
   }
 };
 
-const PowTables& tables() {
-  static const PowTables t;
+// The double Pow's tables, and the float Pow's 16 bins (pow_float.inl):
+// few enough for a register permute instead of a gather on AVX-512.
+using PowTables = PowTablesOf<kBinBits>;
+using FloatPowTables = PowTablesOf<4>;
+
+template <class Tables = PowTables>
+const Tables& tables() {
+  static const Tables t;
   return t;
 }
 
