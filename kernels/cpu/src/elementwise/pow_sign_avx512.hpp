@@ -1,5 +1,5 @@
-// The sign rule of pow for the AVX-512 Pow paths (pow_double_avx512.cpp and
-// the float Pow of unary_avx512.cpp), which compute pow(|x|, y): a negative
+// The sign rule of pow for the AVX-512 Pow paths (pow_lanes.inl, included
+// by unary_avx512.cpp), which compute pow(|x|, y): a negative
 // finite base gives NaN unless y is an integer, and the negated magnitude
 // when y is odd. Included only by files compiled for AVX-512 (F, DQ);
 // static, so no other file's copy can stand in for it.

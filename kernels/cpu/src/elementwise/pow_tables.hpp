@@ -1,9 +1,8 @@
-// The tables of the vector Pows (pow_double_avx512.cpp, pow_double_avx2.cpp
-// and pow_float.inl): log of the bins of the mantissa range (128 for
-// double, 16 for float) and 2^(j/bins), built once per including file on
-// first use. Everything here
-// has internal linkage: each instruction-set file gets its own copy, so no
-// file's code can stand in for another's (tunekit/cpu/isa.hpp).
+// The tables of the vector Pows (pow_lanes.inl): log of the bins of the
+// mantissa range (128 for double, 16 for float) and 2^(j/bins), built once
+// per including file on first use. Everything here has internal linkage:
+// each instruction-set file gets its own copy, so no file's code can stand
+// in for another's (tunekit/cpu/isa.hpp).
 #pragma once
 
 #include <math.h>
@@ -108,7 +107,7 @@ struct PowTablesOf {
   }
 };
 
-// The double Pow's tables, and the float Pow's 16 bins (pow_float.inl):
+// The double Pow's tables, and the float Pow's 16 bins (pow_lanes.inl):
 // few enough for a register permute instead of a gather on AVX-512.
 using PowTables = PowTablesOf<kBinBits>;
 using FloatPowTables = PowTablesOf<4>;

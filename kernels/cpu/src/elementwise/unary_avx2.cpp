@@ -99,11 +99,14 @@ struct F64 {
 
 #include "unary_math.inl"
 
-// The float Pow's lanes (pow_float.inl): F64's arithmetic on 4 doubles
-// widened from 4 floats; the tail through AVX's masked loads and stores.
+// The Pows' lanes (pow_lanes.inl): F64's arithmetic on 4 doubles (for
+// float Pow widened from 4 floats); the tail through AVX's masked loads
+// and stores.
 struct PowF64 : F64 {
   using I = __m256i;
   using Floats = __m128;
+  static V fms(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
+  static V fnma(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
   static I bits(V a) { return _mm256_castpd_si256(a); }
   static V from_bits(I u) { return _mm256_castsi256_pd(u); }
   static I add_i(I a, I b) { return _mm256_add_epi64(a, b); }
@@ -124,15 +127,29 @@ struct PowF64 : F64 {
   }
   static unsigned lane_bits(M m) { return static_cast<unsigned>(_mm256_movemask_pd(m)); }
   static V apply_base_sign(V x, V y, V magnitude) { return pow_apply_base_sign(x, y, magnitude); }
+  static M both(M a, M b) { return _mm256_and_pd(a, b); }
+  static V gather(const double* table, I index) { return _mm256_i64gather_pd(table, index, 8); }
   static __m128i first(int count) { return _mm_cmpgt_epi32(_mm_set1_epi32(count), _mm_setr_epi32(0, 1, 2, 3)); }
+  static __m256i first_doubles(int count) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(count), _mm256_setr_epi64x(0, 1, 2, 3));
+  }
+  static V load_doubles(const double* p, int count) {
+    if (count == kLanes) return _mm256_loadu_pd(p);
+    const __m256i lanes = first_doubles(count);
+    return _mm256_blendv_pd(set(1.0), _mm256_maskload_pd(p, lanes), _mm256_castsi256_pd(lanes));
+  }
+  static void store_doubles(double* p, V v, int count) {
+    if (count == kLanes) {
+      _mm256_storeu_pd(p, v);
+    } else {
+      _mm256_maskstore_pd(p, first_doubles(count), v);
+    }
+  }
   static Floats load_floats(const float* p, int count) {
     if (count == kLanes) return _mm_loadu_ps(p);
     const __m128i lanes = first(count);
     return _mm_blendv_ps(_mm_set1_ps(1.0f), _mm_maskload_ps(p, lanes), _mm_castsi128_ps(lanes));
   }
-  static Floats broadcast_float(float v) { return _mm_set1_ps(v); }
-  static V widen(Floats f) { return _mm256_cvtps_pd(f); }
-  static Floats narrow(V d) { return _mm256_cvtpd_ps(d); }
   static void store_floats(float* p, Floats f, int count) {
     if (count == kLanes) {
       _mm_storeu_ps(p, f);
@@ -140,11 +157,16 @@ struct PowF64 : F64 {
       _mm_maskstore_ps(p, first(count), f);
     }
   }
-  static void store_all(float* p, Floats f) { _mm_store_ps(p, f); }
-  static Floats load_all(const float* p) { return _mm_load_ps(p); }
+  static Floats broadcast_float(float v) { return _mm_set1_ps(v); }
+  static V widen(Floats f) { return _mm256_cvtps_pd(f); }
+  static Floats narrow(V d) { return _mm256_cvtpd_ps(d); }
+  static void spill(double* p, V v) { _mm256_store_pd(p, v); }
+  static V fill(const double* p) { return _mm256_load_pd(p); }
+  static void spill(float* p, Floats f) { _mm_store_ps(p, f); }
+  static Floats fill(const float* p) { return _mm_load_ps(p); }
 };
 
-#include "pow_float.inl"
+#include "pow_lanes.inl"
 
 // Runs `block` (which processes exactly Lanes elements from a pointer pair)
 // over n elements; the last partial block through a zero-filled buffer.
@@ -274,6 +296,11 @@ void narrow_halves_avx2(DataType type, const float* in, std::uint16_t* out, std:
 void pow_float_avx2(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                     std::int64_t n) noexcept {
   pow_float_lanes<PowF64>(a, a_step, b, b_step, out, n);
+}
+
+void pow_double_avx2(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
+                     std::int64_t n) noexcept {
+  pow_double_lanes<PowF64>(a, a_step, b, b_step, out, n);
 }
 
 }  // namespace tunekit::cpu::detail

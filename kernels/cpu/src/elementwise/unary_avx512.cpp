@@ -100,11 +100,13 @@ struct F64 {
 
 #include "unary_math.inl"
 
-// The float Pow's lanes (pow_float.inl): F64's arithmetic on 8 doubles
-// widened from 8 floats.
+// The Pows' lanes (pow_lanes.inl): F64's arithmetic on 8 doubles (for
+// float Pow widened from 8 floats).
 struct PowF64 : F64 {
   using I = __m512i;
   using Floats = __m256;
+  static V fms(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
+  static V fnma(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); }
   static I bits(V a) { return _mm512_castpd_si512(a); }
   static V from_bits(I u) { return _mm512_castsi512_pd(u); }
   static I add_i(I a, I b) { return _mm512_add_epi64(a, b); }
@@ -123,19 +125,25 @@ struct PowF64 : F64 {
   static M regular(V ax, V ay, V inf) { return lt(set(0.0), ax) & lt(ax, inf) & lt(ay, inf); }
   static unsigned lane_bits(M m) { return m; }
   static V apply_base_sign(V x, V y, V magnitude) { return pow_apply_base_sign(x, y, magnitude); }
+  static M both(M a, M b) { return a & b; }
+  static V gather(const double* table, I index) { return _mm512_i64gather_pd(index, table, 8); }
   static __mmask8 first(int count) { return static_cast<__mmask8>((1u << count) - 1u); }
+  static V load_doubles(const double* p, int count) { return _mm512_mask_loadu_pd(set(1.0), first(count), p); }
+  static void store_doubles(double* p, V v, int count) { _mm512_mask_storeu_pd(p, first(count), v); }
   static Floats load_floats(const float* p, int count) {
     return _mm256_mask_loadu_ps(_mm256_set1_ps(1.0f), first(count), p);
   }
+  static void store_floats(float* p, Floats f, int count) { _mm256_mask_storeu_ps(p, first(count), f); }
   static Floats broadcast_float(float v) { return _mm256_set1_ps(v); }
   static V widen(Floats f) { return _mm512_cvtps_pd(f); }
   static Floats narrow(V d) { return _mm512_cvtpd_ps(d); }
-  static void store_floats(float* p, Floats f, int count) { _mm256_mask_storeu_ps(p, first(count), f); }
-  static void store_all(float* p, Floats f) { _mm256_store_ps(p, f); }
-  static Floats load_all(const float* p) { return _mm256_load_ps(p); }
+  static void spill(double* p, V v) { _mm512_store_pd(p, v); }
+  static V fill(const double* p) { return _mm512_load_pd(p); }
+  static void spill(float* p, Floats f) { _mm256_store_ps(p, f); }
+  static Floats fill(const float* p) { return _mm256_load_ps(p); }
 };
 
-#include "pow_float.inl"
+#include "pow_lanes.inl"
 
 struct FloatLoop {
   const float* in;
@@ -227,6 +235,11 @@ void unary_avx512(UnaryOp op, DataType type, const void* in, void* out, std::int
 void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                       std::int64_t n) noexcept {
   pow_float_lanes<PowF64>(a, a_step, b, b_step, out, n);
+}
+
+void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
+                       std::int64_t n) noexcept {
+  pow_double_lanes<PowF64>(a, a_step, b, b_step, out, n);
 }
 
 void widen_halves_avx512(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {

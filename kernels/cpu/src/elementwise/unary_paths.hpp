@@ -20,7 +20,7 @@ void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, st
 
 // out[i] = pow(a[i], b[i]) for float (a step of 0 repeats the operand's
 // first element), in double arithmetic rounded once to float
-// (pow_float.inl): lanes with a nonzero finite base and a finite exponent
+// (pow_lanes.inl): lanes with a nonzero finite base and a finite exponent
 // take the vector path (a negative base through pow(|x|, y) and the sign
 // rule), every other lane (zero or infinite bases, infinite or NaN
 // exponents) the C library's powf. For the binary kernels' Pow.
@@ -29,14 +29,12 @@ void pow_float_avx512(const float* a, std::int64_t a_step, const float* b, std::
 void pow_float_avx2(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                     std::int64_t n) noexcept;
 
-// out[i] = pow(a[i], b[i]) for double (steps as above), AVX-512 only: exp
-// of y log |x| with log |x| as a double-double and the sign rule
-// (pow_double_avx512.cpp); lanes with a zero or infinite base, an exponent
+// out[i] = pow(a[i], b[i]) for double (steps as above): exp of y log |x|
+// with log |x| as a double-double and the sign rule (pow_lanes.inl); lanes with a zero or infinite base, an exponent
 // that is not finite, or |y log |x|| above 708 (overflow, subnormal results)
 // take the C library's pow.
 void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
                        std::int64_t n) noexcept;
-// The same on AVX2 + FMA, 4 lanes (pow_double_avx2.cpp).
 void pow_double_avx2(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
                      std::int64_t n) noexcept;
 
