@@ -68,6 +68,7 @@ tuning::CrossoverCalibration crossover(const tuning::KernelTuningKey& key, Unary
   spec.operand_shapes = [](std::int64_t size) { return std::vector<tuning::Shape>{{size}}; };
   spec.reference = path(op, ExecutionPath::SERIAL_SCALAR, 1, "serial_scalar");
   spec.tolerance = tolerance(op, key.element_type);
+  spec.tolerance_scale = tuning::ToleranceScale::RELATIVE;  // Exp's, Tanh's, ... small results too
   return spec;
 }
 

@@ -53,7 +53,7 @@ Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibratio
   for (const CalibrationPath* path : {&spec.baseline, &spec.candidate}) {
     poison(problem->output);
     TUNEKIT_RETURN_IF_ERROR(path->run(*problem));
-    Error same = compare_tensors(*reference, problem->output, spec.tolerance);
+    Error same = compare_tensors(*reference, problem->output, spec.tolerance, spec.tolerance_scale);
     if (same.is_bad()) {
       context.reporter.record_rejected(spec.parameter, fmt::format("size={} {}", size, path->name), same.message());
       return Error(ErrorCode::EXECUTION_FAILED, fmt::format("{} path: {}", path->name, same.message()));

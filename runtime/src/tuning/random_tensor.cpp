@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <random>
@@ -172,19 +173,32 @@ bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept {
   return true;
 }
 
-Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance) {
+namespace {
+
+double smallest_normal(DataType type) noexcept {
+  switch (type) {
+    case DataType::DOUBLE: return std::numeric_limits<double>::min();
+    case DataType::FLOAT16: return 0x1p-14;
+    default: return std::numeric_limits<float>::min();  // FLOAT, BFLOAT16 (integers compare with 0)
+  }
+}
+
+}  // namespace
+
+Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance, ToleranceScale scale) {
   if (expected.type != actual.type || expected.shape != actual.shape) {
     return {ErrorCode::INVALID_VALUE,
             fmt::format("tensors differ in type or shape: {} {} vs {} {}", core::to_string(expected.type),
                         to_string(expected.shape), core::to_string(actual.type), to_string(actual.shape))};
   }
+  const double floor = scale == ToleranceScale::RELATIVE ? smallest_normal(expected.type) : 1.0;
   for (std::int64_t i = 0; i < expected.size(); ++i) {
     const double e = expected.element(i);
     const double a = actual.element(i);
     // Equal values match first: equal infinities differ by NaN. An infinity
     // matches only itself (a relative tolerance of one admits anything).
     if (e == a || (std::isnan(e) && std::isnan(a))) continue;
-    if (std::isinf(e) || std::isinf(a) || !(std::fabs(e - a) <= tolerance * std::max(1.0, std::fabs(e)))) {
+    if (std::isinf(e) || std::isinf(a) || !(std::fabs(e - a) <= tolerance * std::max(floor, std::fabs(e)))) {
       return {ErrorCode::EXECUTION_FAILED,
               fmt::format("wrong result at element {}: expected {}, got {}", i, e, a)};
     }

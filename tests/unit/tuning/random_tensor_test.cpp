@@ -116,6 +116,26 @@ TEST(CompareTensors, NamesTheFirstDifferenceAndCatchesPoison) {
   EXPECT_TRUE(compare_tensors(*a, *b, 10.0).is_good());  // within a loose tolerance
 }
 
+TEST(CompareTensors, ARelativeToleranceCatchesAWrongSmallResult) {
+  auto expected = EmptyTensor(DataType::FLOAT, {4});
+  auto actual = EmptyTensor(DataType::FLOAT, {4});
+  const float values[] = {1.5e-20f, -3.0e-7f, 0.25f, 1.0e-40f /* subnormal */};
+  for (int i = 0; i < 4; ++i) expected->as<float>()[i] = actual->as<float>()[i] = values[i];
+  const double tolerance = 0x1p-20;
+  actual->as<float>()[0] = 0.0f;  // far off relatively, within 2^-20 absolutely
+  EXPECT_TRUE(compare_tensors(*expected, *actual, tolerance).is_good());
+  Error e = compare_tensors(*expected, *actual, tolerance, ToleranceScale::RELATIVE);
+  ASSERT_TRUE(e.is_bad());
+  EXPECT_NE(e.message().find("wrong result at element 0"), std::string::npos) << e.message();
+  // A few ULP relatively passes, also for a subnormal result's last unit.
+  actual->as<float>()[0] = std::nextafter(values[0], 1.0f);
+  actual->as<float>()[1] = std::nextafter(std::nextafter(values[1], 0.0f), 0.0f);
+  actual->as<float>()[3] = std::nextafter(values[3], 1.0f);
+  EXPECT_TRUE(compare_tensors(*expected, *actual, tolerance, ToleranceScale::RELATIVE).is_good());
+  actual->as<float>()[3] = 2.0e-40f;  // twice the subnormal: beyond 2^-20 of the smallest normal
+  EXPECT_TRUE(compare_tensors(*expected, *actual, tolerance, ToleranceScale::RELATIVE).is_bad());
+}
+
 TEST(CompareTensors, EqualInfinitiesMatchAndOtherInfinitiesDoNot) {
   auto a = RandnTensor(DataType::FLOAT, {4}, 2);
   auto b = RandnTensor(DataType::FLOAT, {4}, 2);

@@ -44,7 +44,8 @@ struct CrossoverCalibration {
   CalibrationPath reference;  // the serial portable path
   CalibrationPath baseline;
   CalibrationPath candidate;
-  double tolerance = 0.0;  // relative, for compare_tensors
+  double tolerance = 0.0;  // for compare_tensors, relative to tolerance_scale
+  ToleranceScale tolerance_scale = ToleranceScale::AT_LEAST_ONE;
 };
 
 // Searches, verifies, reports and decides; writes the chosen threshold into

@@ -59,9 +59,21 @@ Result<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 // check of a kernel's hot path (broadcast_shapes then says what is wrong).
 bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept;
 
-// Element-by-element comparison: |expected - actual| <= tolerance * max(1, |expected|).
-// The error names the first differing index and both values.
-Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance = 0.0);
+// What compare_tensors' tolerance is relative to.
+enum class ToleranceScale {
+  // max(1, |expected|): relative for large values, absolute below 1, as a
+  // sum's rounding error is (a Gemm's element, whose terms may cancel).
+  AT_LEAST_ONE,
+  // max(|expected|, the type's smallest normal): relative down to the
+  // subnormals, as an elementwise function's error is, so that a wrong
+  // small result (even 0 for 1e-20) is caught.
+  RELATIVE,
+};
+
+// Element-by-element comparison: |expected - actual| <= tolerance times the
+// scale. The error names the first differing index and both values.
+Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance = 0.0,
+                      ToleranceScale scale = ToleranceScale::AT_LEAST_ONE);
 
 // Fills every byte with a pattern that no kernel writes by accident (NaN for
 // floating types), so an output element a kernel forgot to write is caught.
