@@ -31,7 +31,7 @@ constexpr double max_ulp(UnaryOp op, core::DataType type) noexcept {
     case UnaryOp::EXP:
     case UnaryOp::LOG:
     case UnaryOp::ERF: return half ? 0.51 : 1.5;
-    case UnaryOp::TANH:
+    case UnaryOp::TANH: return half ? 0.51 : type == core::DataType::FLOAT ? 1.5 : 2.5;
     case UnaryOp::SIGMOID: return half ? 0.51 : 2.5;
   }
   return 0.0;
