@@ -161,19 +161,33 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
   // A baseline win at or above the preferred threshold is what moves the
   // threshold away from it, so it must be reproduced, as a candidate win is
   // confirmed: the largest such size is measured again, and a size counts as
-  // a baseline win only when its latest measurement is one.
+  // a baseline win only when its latest measurement is one. A win the probe
+  // limit leaves unmeasured is unconfirmed, and the preferred threshold stays.
   std::vector<std::int64_t> rechecked;
+  std::optional<std::int64_t> unconfirmed;
   for (;;) {
     last_baseline_win = latest_baseline_win_below(result.probes, confirmed);
     const bool blocks_preferred =
         preferred && *preferred <= confirmed && last_baseline_win && *last_baseline_win >= *preferred;
-    if (!blocks_preferred || out_of_probes() ||
+    if (!blocks_preferred ||
         std::find(rechecked.begin(), rechecked.end(), *last_baseline_win) != rechecked.end()) {
+      break;
+    }
+    if (out_of_probes()) {
+      unconfirmed = last_baseline_win;
       break;
     }
     rechecked.push_back(*last_baseline_win);
     Result<ProbeVerdict> verdict = measure_at(*last_baseline_win);
     if (!verdict.ok()) return verdict.error();
+  }
+  if (unconfirmed) {
+    result.threshold = *preferred;
+    result.reason = fmt::format(
+        "the candidate wins from size {} (two consecutive wins by at least {}%); the preferred threshold {} is kept: "
+        "the baseline's win at {} was not measured again (probe limit)",
+        confirmed, options.margin * 100, *preferred, *unconfirmed);
+    return result;
   }
   if (preferred && *preferred <= confirmed && (!last_baseline_win || *preferred > *last_baseline_win)) {
     result.threshold = *preferred;

@@ -179,7 +179,9 @@ double smallest_normal(DataType type) noexcept {
   switch (type) {
     case DataType::DOUBLE: return std::numeric_limits<double>::min();
     case DataType::FLOAT16: return 0x1p-14;
-    default: return std::numeric_limits<float>::min();  // FLOAT, BFLOAT16 (integers compare with 0)
+    case DataType::FLOAT:
+    case DataType::BFLOAT16: return std::numeric_limits<float>::min();
+    default: return 0.0;  // integers: no subnormals, the tolerance alone
   }
 }
 

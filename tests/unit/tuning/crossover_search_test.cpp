@@ -216,6 +216,28 @@ TEST(CrossoverSearch, ABaselineWinThatIsNotReproducedKeepsThePreferredThreshold)
             "kept: the baseline last won at 4");
 }
 
+TEST(CrossoverSearch, ABaselineWinTheProbeLimitLeavesUnmeasuredKeepsThePreferredThreshold) {
+  // The baseline wins at 32 and 64 (above the preferred 16), but the probes
+  // run out before either is measured again.
+  std::vector<std::int64_t> probed;
+  CrossoverOptions options;
+  options.preferred_threshold = 16;
+  options.maximum_size = 1 << 13;
+  const CrossoverProbeFunction tie = tie_then_win(100, probed);
+  // Count the probes the search needs before its recheck, then allow exactly those.
+  ASSERT_TRUE(find_crossover(options, tie).ok());
+  const auto before_recheck = static_cast<int>(probed.size()) - 1;  // the last probe is the recheck of 64
+  ASSERT_EQ(probed.back(), 64);
+  probed.clear();
+  options.maximum_probes = before_recheck;
+  auto result = find_crossover(options, tie);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(static_cast<int>(probed.size()), before_recheck);
+  EXPECT_EQ(result->threshold, 16) << result->reason;
+  EXPECT_NE(result->reason.find("the baseline's win at 64 was not measured again (probe limit)"), std::string::npos)
+      << result->reason;
+}
+
 TEST(CrossoverSearch, AReproducedBaselineWinMovesThePreferredThreshold) {
   std::vector<std::int64_t> probed;
   CrossoverOptions options;

@@ -118,10 +118,14 @@ void pow_float_lanes(const float* a, std::int64_t a_step, const float* b, std::i
   const FloatPowTables& t = tables<FloatPowTables>();
   const V one = P::set(1.0);
   const V inf = P::set(__builtin_inf());
+  if (n <= 0) return;  // no element to read, not even a broadcast one
+  // A broadcast operand is read once, before out (which may be it) is written.
+  const typename P::Floats a_broadcast = P::broadcast_float(a[0]);
+  const typename P::Floats b_broadcast = P::broadcast_float(b[0]);
   for (std::int64_t i = 0; i < n; i += P::kLanes) {
     const int count = n - i < P::kLanes ? static_cast<int>(n - i) : P::kLanes;
-    const typename P::Floats xf = a_step != 0 ? P::load_floats(a + i, count) : P::broadcast_float(a[0]);
-    const typename P::Floats yf = b_step != 0 ? P::load_floats(b + i, count) : P::broadcast_float(b[0]);
+    const typename P::Floats xf = a_step != 0 ? P::load_floats(a + i, count) : a_broadcast;
+    const typename P::Floats yf = b_step != 0 ? P::load_floats(b + i, count) : b_broadcast;
     const V x = P::widen(xf);
     const V y = P::widen(yf);
     const V ax = P::abs(x);
@@ -144,14 +148,6 @@ void pow_float_lanes(const float* a, std::int64_t a_step, const float* b, std::i
     }
     P::store_floats(out + i, result, count);
   }
-}
-
-// a + b = s + err exactly (Knuth's two-sum: no order of magnitudes needed).
-template <class P>
-void two_sum(typename P::V a, typename P::V b, typename P::V& s, typename P::V& err) {
-  s = P::add(a, b);
-  const typename P::V bb = P::sub(s, a);
-  err = P::add(P::sub(a, P::sub(s, bb)), P::sub(b, bb));
 }
 
 // log x = hi + lo for positive finite x (subnormals included).
@@ -197,7 +193,7 @@ void log_double_double(const PowTables& t, typename P::V x, typename P::V& hi, t
 template <class P>
 typename P::V exp_double_double(const PowTables& t, typename P::V hi, typename P::V lo) {
   using V = typename P::V;
-  const V k = P::round(P::mul(hi, P::set(kBins / kLn2Hi)));
+  const V k = P::round(P::mul(hi, P::set(PowTables::kBins / kLn2Hi)));
   // s = hi - k ln2/128 + lo: the first difference is exact (k * hi part is
   // exact and close to hi).
   V s = P::fma(k, P::set(-t.ln2_per_bin_hi), hi);
@@ -227,10 +223,13 @@ void pow_double_lanes(const double* a, std::int64_t a_step, const double* b, std
   const V one = P::set(1.0);
   const V zero = P::set(0.0);
   const V inf = P::set(__builtin_inf());
+  if (n <= 0) return;
+  const V a_broadcast = P::set(a[0]);
+  const V b_broadcast = P::set(b[0]);
   for (std::int64_t i = 0; i < n; i += P::kLanes) {
     const int count = n - i < P::kLanes ? static_cast<int>(n - i) : P::kLanes;
-    const V x = a_step != 0 ? P::load_doubles(a + i, count) : P::set(a[0]);
-    const V y = b_step != 0 ? P::load_doubles(b + i, count) : P::set(b[0]);
+    const V x = a_step != 0 ? P::load_doubles(a + i, count) : a_broadcast;
+    const V y = b_step != 0 ? P::load_doubles(b + i, count) : b_broadcast;
     const V ax = P::abs(x);
     typename P::M regular_mask = P::regular(ax, P::abs(y), inf);
     V log_hi, log_lo;

@@ -17,7 +17,8 @@ static inline __m256d pow_apply_base_sign(__m256d x, __m256d y, __m256d magnitud
   const __m256d integral = _mm256_cmp_pd(_mm256_round_pd(y, kNearest), y, _CMP_EQ_OQ);
   // Odd: an integer whose half is not one (every |y| >= 2^53 is even).
   const __m256d odd = _mm256_and_pd(integral, _mm256_cmp_pd(_mm256_round_pd(half, kNearest), half, _CMP_NEQ_OQ));
-  const __m256d r = _mm256_blendv_pd(magnitude, _mm256_set1_pd(__builtin_nan("")), _mm256_andnot_pd(integral, negative));
+  const __m256d not_integral_negative = _mm256_andnot_pd(integral, negative);
+  const __m256d r = _mm256_blendv_pd(magnitude, _mm256_set1_pd(__builtin_nan("")), not_integral_negative);
   return _mm256_xor_pd(r, _mm256_and_pd(_mm256_and_pd(negative, odd), _mm256_set1_pd(-0.0)));
 }
 

@@ -8,8 +8,9 @@
 // and a shared machine's noise undoes such a win as often as not. A
 // preferred threshold (the portable default) that no probe contradicts is
 // kept; a baseline win that would move it must be reproduced when measured
-// again, as a candidate win needs its confirmation. Overlapping measurements never count as a win, so when nothing is
-// clearly faster the caller keeps its portable default.
+// again, as a candidate win needs its confirmation. Overlapping
+// measurements never count as a win, so when nothing is clearly faster the
+// caller keeps its portable default.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +53,8 @@ struct CrossoverOptions {
   int maximum_probes = 48;
   // The threshold in use (the portable default): kept when the probes cannot
   // tell it from the crossover, that is when it is at most the confirmed
-  // threshold and above every size where the baseline won.
+  // threshold and above every size whose latest measurement the baseline
+  // won (a win at or above it is measured again before it counts).
   std::optional<std::int64_t> preferred_threshold;
 };
 
