@@ -42,6 +42,8 @@ struct F32 {
   static M gt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
   static M eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
   static M is_nan(V a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return _mm256_or_ps(a, b); }
+  static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
   static V select(M m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
   static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V pow2(V n) {
@@ -80,6 +82,8 @@ struct F64 {
   static M gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
   static M eq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
   static M is_nan(V a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return _mm256_or_pd(a, b); }
+  static bool any(M m) { return _mm256_movemask_pd(m) != 0; }
   static V select(M m, V a, V b) { return _mm256_blendv_pd(b, a, m); }
   static V round(V a) { return _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V pow2(V n) {

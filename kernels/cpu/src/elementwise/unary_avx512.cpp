@@ -43,6 +43,8 @@ struct F32 {
   static M gt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
   static M eq(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
   static M is_nan(V a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return a | b; }
+  static bool any(M m) { return m != 0; }
   static V select(M m, V a, V b) { return _mm512_mask_blend_ps(m, b, a); }
   static V round(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V pow2(V n) {
@@ -81,6 +83,8 @@ struct F64 {
   static M gt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
   static M eq(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
   static M is_nan(V a) { return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return a | b; }
+  static bool any(M m) { return m != 0; }
   static V select(M m, V a, V b) { return _mm512_mask_blend_pd(m, b, a); }
   static V round(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V pow2(V n) {

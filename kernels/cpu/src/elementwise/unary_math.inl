@@ -18,7 +18,8 @@
 // bounds are in tunekit/cpu/unary_accuracy.hpp):
 // - Exp: n = round(x / ln 2), r = x - n ln 2 in two parts (Cody-Waite), so
 //   |r| <= ln 2 / 2; expm1(r) by its Taylor polynomial (degree 7 in float,
-//   13 in double: truncation below 0.05 ULP); 2^n applied in two halves so
+//   13 in double: truncation below 0.05 ULP); 2^n applied once where every
+//   lane's 2^n is a normal number (vector paths), else in two halves so
 //   that results in the subnormal range are rounded once, from a normal
 //   value. Inputs are clamped just beyond the overflow and underflow
 //   thresholds, which then give +inf and +0 by rounding.
@@ -51,6 +52,8 @@ struct Constants<float> {
   static constexpr float kExpHigh = 89.0f;   // above: exp overflows to +inf
   static constexpr float kTanhOne = 9.1f;    // above: tanh rounds to 1
   static constexpr float kSmallestNormal = 1.17549435082228750797e-38f;
+  static constexpr float kMinExponent = -126.0f;  // 2^n is a normal float for n in [min, max]
+  static constexpr float kMaxExponent = 127.0f;
   static constexpr float kSubnormalScale = 8388608.0f;  // 2^23
   static constexpr float kSubnormalBits = 23.0f;
   static constexpr float kSqrt2 = 1.41421356237309504880f;
@@ -67,6 +70,8 @@ struct Constants<double> {
   static constexpr double kExpHigh = 710.0;
   static constexpr double kTanhOne = 22.0;
   static constexpr double kSmallestNormal = 2.22507385850720138309e-308;
+  static constexpr double kMinExponent = -1022.0;
+  static constexpr double kMaxExponent = 1023.0;
   static constexpr double kSubnormalScale = 4503599627370496.0;  // 2^52
   static constexpr double kSubnormalBits = 52.0;
   static constexpr double kSqrt2 = 1.41421356237309504880;
@@ -119,6 +124,20 @@ inline typename P::V vexp(typename P::V x) {
   const typename P::V clamped = P::min(P::max(x, P::set(C::kExpLow)), P::set(C::kExpHigh));
   typename P::V n;
   const typename P::V p = expm1_reduced<P>(reduce_ln2<P>(clamped, n));
+  if constexpr (!__is_same(typename P::V, T)) {
+    // A vector whose every 2^n is a normal number scales once: s (1 + p)
+    // with one rounding, also where the result is subnormal. The portable
+    // policy (one element, inside a vectorised loop) always takes the
+    // general way: a branch there would cost both.
+    const typename P::M outside =
+        P::either(P::lt(n, P::set(C::kMinExponent)), P::gt(n, P::set(C::kMaxExponent)));
+    if (!P::any(outside)) {
+      const typename P::V s = P::pow2(n);
+      return P::select(P::is_nan(x), x, P::fma(p, s, s));
+    }
+  }
+  // 2^n in two halves, so that results in the subnormal range are rounded
+  // once, from a normal value, and 2^128 (2^1024) is not needed as a number.
   const typename P::V n1 = P::round(P::mul(n, P::set(T(0.5))));
   const typename P::V s1 = P::pow2(n1);
   const typename P::V y = P::mul(P::fma(p, s1, s1), P::pow2(P::sub(n, n1)));
@@ -177,6 +196,24 @@ inline void two_sum(typename P::V a, typename P::V b, typename P::V& s, typename
   err = P::add(P::sub(a, P::sub(s, bb)), P::sub(b, bb));
 }
 
+// numerator / (a + b) with the sum taken exactly (a two-sum) and the
+// quotient corrected by its residual: q + (numerator - q s - q s_lo) / s.
+// The sum's rounding alone costs up to an ULP of the quotient. The residual
+// is exact only with a fused multiply-add; the portable policy has none, and
+// there the correction is about as wrong as the rounding it replaces (its
+// float Tanh and Sigmoid measured a little better with it, double a little
+// worse).
+template <class P>
+inline typename P::V divide_by_exact_sum(typename P::V numerator, typename P::V a, typename P::V b) {
+  using V = typename P::V;
+  V s, s_lo;
+  two_sum<P>(a, b, s, s_lo);
+  const V inverse = P::div(P::set(typename P::T(1)), s);
+  const V q = P::mul(numerator, inverse);
+  const V residual = P::fma(P::neg(q), s, numerator);
+  return P::fma(P::fma(P::neg(q), s_lo, residual), inverse, q);
+}
+
 template <class P>
 inline typename P::V vtanh(typename P::V x) {
   using T = typename P::T;
@@ -188,17 +225,8 @@ inline typename P::V vtanh(typename P::V x) {
   const V p = expm1_reduced<P>(reduce_ln2<P>(y, n));
   const V s = P::pow2(n);
   const V em = P::fma(s, p, P::sub(s, P::set(T(1))));
-  // em / (em + 2) with the denominator's rounding error d_lo kept (two-sum)
-  // and the quotient corrected by its residual: q + (em - q d - q d_lo) / d.
-  // Rounding em + 2 alone had cost up to an ULP of the result (2.4 ULP in
-  // all). The residual is exact only with a fused multiply-add; without it
-  // the correction is about as wrong as the rounding it replaces.
-  V d, d_lo;
-  two_sum<P>(em, P::set(T(2)), d, d_lo);
-  const V inverse = P::div(P::set(T(1)), d);
-  const V q = P::mul(em, inverse);
-  const V residual = P::fma(P::neg(q), d, em);
-  V t = P::fma(P::fma(P::neg(q), d_lo, residual), inverse, q);
+  // Rounding em + 2 had cost up to an ULP of the result (2.4 ULP in all).
+  V t = divide_by_exact_sum<P>(em, em, P::set(T(2)));
   if constexpr (sizeof(T) == 4) {
     // Below 0.35 the Taylor series to x^13 (truncation below 2^-30
     // relatively): from 0.173 to 0.347 expm1(2|x|) comes from 2 expm1(r) + 1
@@ -222,6 +250,9 @@ inline typename P::V vsigmoid(typename P::V x) {
   using V = typename P::V;
   const V t = vexp<P>(P::neg(P::abs(x)));
   const V numerator = P::select(P::lt(x, P::set(T(0))), t, P::set(T(1)));
+  // A plain quotient: against the exact 1 + t (divide_by_exact_sum) the
+  // error fell from 2.24 to 1.47 ULP, but the speed from 0.93 to 0.79 of
+  // 1 / (1 + SLEEF exp(-x)).
   return P::div(numerator, P::add(P::set(T(1)), t));
 }
 

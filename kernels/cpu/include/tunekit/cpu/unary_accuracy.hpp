@@ -31,7 +31,9 @@ constexpr double max_ulp(UnaryOp op, core::DataType type) noexcept {
     case UnaryOp::EXP:
     case UnaryOp::LOG:
     case UnaryOp::ERF: return half ? 0.51 : 1.5;
-    case UnaryOp::TANH: return half ? 0.51 : type == core::DataType::FLOAT ? 1.5 : 2.5;
+    // Float Tanh: 1.03 over every float on the vector paths, 1.39 on the
+    // portable path's sample (no fused multiply-add there), so 2 with margin.
+    case UnaryOp::TANH: return half ? 0.51 : type == core::DataType::FLOAT ? 2.0 : 2.5;
     case UnaryOp::SIGMOID: return half ? 0.51 : 2.5;
   }
   return 0.0;
