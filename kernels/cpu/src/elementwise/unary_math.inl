@@ -12,7 +12,8 @@
 // eq, is_nan, select(mask, if_true, if_false), round (to nearest, for
 // |x| < 2^22), pow2 (2^n for integral n in the normal exponent range),
 // exponent and mantissa (of a positive normal x = mantissa * 2^exponent,
-// mantissa in [1, 2)).
+// mantissa in [1, 2)); a vector policy (V is not T) also either (a mask's
+// or) and any (whether a lane of a mask is set).
 //
 // Algorithms (errors measured in tests/kernels/unary_accuracy_test.cpp, the
 // bounds are in tunekit/cpu/unary_accuracy.hpp):
