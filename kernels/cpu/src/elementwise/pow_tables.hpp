@@ -16,24 +16,6 @@ namespace {
 // ln 2 as a double-double (the leading 53 and the next 53 bits).
 constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
 constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
-// Bins of the mantissa range of log: 2^BinBits of them over the bit patterns
-// from about 0.705 to 1.41, with 1 in the middle of its bin (an odd number
-// of half bins below it; 75.5 bins of 128, 9.5 of 16), so that the bin of 1
-// has c = 1 and |r| within half a bin, and in the bins beside it |log c| is
-// at most twice |log x|: never a cancellation of more than one bit.
-template <int BinBits>
-struct PowBins {
-  static constexpr int kBits = BinBits;
-  static constexpr int kCount = 1 << BinBits;
-  static constexpr std::uint64_t kHalfBinsBelowOne = static_cast<std::uint64_t>(0.295 * (4 << BinBits)) | 1u;
-  static constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (kHalfBinsBelowOne << (51 - BinBits));
-};
-
-// The double Pow's 128 bins.
-constexpr int kBinBits = 7;
-constexpr int kBins = PowBins<kBinBits>::kCount;
-constexpr std::uint64_t kRangeStartBits = PowBins<kBinBits>::kRangeStartBits;
-static_assert(kRangeStartBits == 0x3FF0000000000000ull - (std::uint64_t{151} << (51 - kBinBits)));
 
 // binary128 arithmetic (libgcc's soft float, no library call) for the
 // tables' logarithms: y log x multiplies their error by up to 708 / |log x|,
@@ -62,12 +44,17 @@ double with_low_bits_cleared(double x, int bits) {
   return x;
 }
 
+// Bins of the mantissa range of log: 2^BinBits of them over the bit patterns
+// from about 0.705 to 1.41, with 1 in the middle of its bin (an odd number
+// of half bins below it; 75.5 bins of 128, 9.5 of 16), so that the bin of 1
+// has c = 1 and |r| within half a bin, and in the bins beside it |log c| is
+// at most twice |log x|: never a cancellation of more than one bit.
 template <int BinBits>
 struct PowTablesOf {
-  using Bins = PowBins<BinBits>;
-  static constexpr int kBins = Bins::kCount;
   static constexpr int kBinBits = BinBits;
-  static constexpr std::uint64_t kRangeStartBits = Bins::kRangeStartBits;
+  static constexpr int kBins = 1 << BinBits;
+  static constexpr std::uint64_t kHalfBinsBelowOne = static_cast<std::uint64_t>(0.295 * (4 << BinBits)) | 1u;
+  static constexpr std::uint64_t kRangeStartBits = 0x3FF0000000000000ull - (kHalfBinsBelowOne << (51 - BinBits));
   alignas(64) double inverse_c[kBins];
   alignas(64) double log_c_hi[kBins];
   alignas(64) double log_c_lo[kBins];
@@ -109,8 +96,9 @@ struct PowTablesOf {
 
 // The double Pow's tables, and the float Pow's 16 bins (pow_lanes.inl):
 // few enough for a register permute instead of a gather on AVX-512.
-using PowTables = PowTablesOf<kBinBits>;
+using PowTables = PowTablesOf<7>;
 using FloatPowTables = PowTablesOf<4>;
+static_assert(PowTables::kHalfBinsBelowOne == 151 && FloatPowTables::kHalfBinsBelowOne == 19);
 
 template <class Tables = PowTables>
 const Tables& tables() {
