@@ -2,8 +2,8 @@
 // double lanes: included by unary_avx512.cpp (8 lanes) and unary_avx2.cpp
 // (4 lanes) inside their anonymous namespaces, after pow_tables.hpp. Both
 // compute pow(|x|, y) = exp(y log|x|) in double and apply pow's sign rule
-// to a negative base (P::apply_base_sign: NaN unless y is an integer,
-// negated for odd y); lanes outside the vector domain take the C library's
+// to a negative base (apply_base_sign: NaN unless y is an integer, negated
+// for odd y); lanes outside the vector domain take the C library's
 // powf or pow, from the loaded operands (the output may be an operand).
 //
 // Float (pow_float_lanes). A float result needs y log|x| to about 2^-35
@@ -43,7 +43,7 @@
 // I) and lookup16 (a 16-entry double table, 64-byte aligned, by the low 4
 // bits of I); regular(ax, ay, inf) (0 < ax < inf and ay < inf), both (a
 // mask's and), lane_bits (a mask's lanes as the low bits of an unsigned);
-// apply_base_sign; and the memory: load_doubles(p, count) and
+// and the memory: load_doubles(p, count) and
 // load_floats(p, count) (lanes past count hold 1), store_doubles and
 // store_floats (count lanes), broadcast_float, widen, narrow (float <->
 // double), spill / fill (all lanes to and from an aligned array, doubles
@@ -77,6 +77,39 @@ void split_for_exp(typename P::V k, typename P::I& j, typename P::V& power) {
   const I scale = P::sub_i(P::template shift_right<Tables::kBinBits>(P::add_i(ki, P::set_i(1LL << 40))),
                            P::set_i(1LL << (40 - Tables::kBinBits)));
   power = P::from_bits(P::template shift_left<52>(P::add_i(scale, P::set_i(1023))));
+}
+
+// pow's sign rule for pow(|x|, y) = magnitude: a negative finite base gives
+// NaN unless y is an integer, and the negated magnitude when y is odd (an
+// integer whose half is not one; every |y| >= 2^53 is even). P::round is
+// the hardware's rounding here, exact for every double.
+template <class P>
+typename P::V apply_base_sign(typename P::V x, typename P::V y, typename P::V magnitude) {
+  using V = typename P::V;
+  const typename P::M negative = P::lt(x, P::set(0.0));
+  if (!P::any(negative)) return magnitude;  // the common case costs one compare
+  const V half = P::mul(y, P::set(0.5));
+  V r = P::select(P::eq(P::round(half), half), magnitude, P::neg(magnitude));
+  r = P::select(P::eq(P::round(y), y), r, P::set(__builtin_nan("")));
+  return P::select(negative, r, magnitude);
+}
+
+// The lanes of `result` outside the vector domain (the clear bits of
+// `regular` among the first `count`) from `library` (powf or pow) of the
+// loaded operands x and y, not of the arrays: the output may be one of them.
+template <class P, class E, class Values, class Library>
+Values with_library_lanes(Values x, Values y, Values result, typename P::M regular, int count, Library library) {
+  const unsigned all = (1u << count) - 1u;
+  const unsigned vector_lanes = P::lane_bits(regular) & all;
+  if (vector_lanes == all) return result;
+  alignas(64) E xs[P::kLanes], ys[P::kLanes], rs[P::kLanes];
+  P::spill(xs, x);
+  P::spill(ys, y);
+  P::spill(rs, result);
+  for (int lane = 0; lane < count; ++lane) {
+    if (!((vector_lanes >> lane) & 1u)) rs[lane] = library(xs[lane], ys[lane]);
+  }
+  return P::fill(rs);
 }
 
 template <class P>
@@ -115,10 +148,10 @@ template <class P>
 void pow_float_lanes(const float* a, std::int64_t a_step, const float* b, std::int64_t b_step, float* out,
                      std::int64_t n) noexcept {
   using V = typename P::V;
+  if (n <= 0) return;  // no element to read, not even a broadcast one
   const FloatPowTables& t = tables<FloatPowTables>();
   const V one = P::set(1.0);
   const V inf = P::set(__builtin_inf());
-  if (n <= 0) return;  // no element to read, not even a broadcast one
   // A broadcast operand is read once, before out (which may be it) is written.
   const typename P::Floats a_broadcast = P::broadcast_float(a[0]);
   const typename P::Floats b_broadcast = P::broadcast_float(b[0]);
@@ -133,19 +166,9 @@ void pow_float_lanes(const float* a, std::int64_t a_step, const float* b, std::i
     // Lanes outside the domain compute pow(1, 0), whose table indices are in range.
     const V magnitude = pow_float_magnitude<P>(t, P::select(regular_mask, ax, one),
                                                P::select(regular_mask, y, P::set(0.0)));
-    typename P::Floats result = P::narrow(P::apply_base_sign(x, y, magnitude));
-    const unsigned all = (1u << count) - 1u;
-    const unsigned regular = P::lane_bits(regular_mask) & all;
-    if (regular != all) {
-      alignas(64) float xs[P::kLanes], ys[P::kLanes], rs[P::kLanes];
-      P::spill(xs, xf);
-      P::spill(ys, yf);
-      P::spill(rs, result);
-      for (int lane = 0; lane < count; ++lane) {
-        if (!((regular >> lane) & 1u)) rs[lane] = __builtin_powf(xs[lane], ys[lane]);
-      }
-      result = P::fill(rs);
-    }
+    const typename P::Floats result = with_library_lanes<P, float>(
+        xf, yf, P::narrow(apply_base_sign<P>(x, y, magnitude)), regular_mask, count,
+        [](float u, float v) { return __builtin_powf(u, v); });
     P::store_floats(out + i, result, count);
   }
 }
@@ -180,8 +203,8 @@ void log_double_double(const PowTables& t, typename P::V x, typename P::V& hi, t
   V s1, err1, s2, err2, s3, err3;
   two_sum<P>(P::mul(e, P::set(t.ln2_short_hi)), P::gather(t.log_c_hi, bin), s1, err1);
   two_sum<P>(s1, r, s2, err2);
-  two_sum<P>(s2, P::mul(P::set(-0.5), r2), s3, err3);
   const V minus_half = P::set(-0.5);
+  two_sum<P>(s2, P::mul(minus_half, r2), s3, err3);
   const V small = P::add(
       P::add(P::fma(e, P::set(t.ln2_short_lo), P::gather(t.log_c_lo, bin)), P::add(P::add(err1, err2), err3)),
       P::add(P::fma(minus_half, r2_lo, P::fnma(r, r_lo, r_lo)), cubic));
@@ -219,11 +242,11 @@ template <class P>
 void pow_double_lanes(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
                       std::int64_t n) noexcept {
   using V = typename P::V;
+  if (n <= 0) return;  // no element to read, not even a broadcast one
   const PowTables& t = tables();
   const V one = P::set(1.0);
   const V zero = P::set(0.0);
   const V inf = P::set(__builtin_inf());
-  if (n <= 0) return;
   const V a_broadcast = P::set(a[0]);
   const V b_broadcast = P::set(b[0]);
   for (std::int64_t i = 0; i < n; i += P::kLanes) {
@@ -238,20 +261,10 @@ void pow_double_lanes(const double* a, std::int64_t a_step, const double* b, std
     const V z_hi = P::mul(y_regular, log_hi);
     const V z_lo = P::fma(y_regular, log_lo, P::fms(y_regular, log_hi, z_hi));
     regular_mask = P::both(regular_mask, P::lt(P::abs(z_hi), P::set(708.0)));
-    V r = P::apply_base_sign(
-        x, y, exp_double_double<P>(t, P::select(regular_mask, z_hi, zero), P::select(regular_mask, z_lo, zero)));
-    const unsigned all = (1u << count) - 1u;
-    const unsigned regular = P::lane_bits(regular_mask) & all;
-    if (regular != all) {
-      alignas(64) double xs[P::kLanes], ys[P::kLanes], rs[P::kLanes];
-      P::spill(xs, x);
-      P::spill(ys, y);
-      P::spill(rs, r);
-      for (int lane = 0; lane < count; ++lane) {
-        if (!((regular >> lane) & 1u)) rs[lane] = __builtin_pow(xs[lane], ys[lane]);
-      }
-      r = P::fill(rs);
-    }
+    const V magnitude =
+        exp_double_double<P>(t, P::select(regular_mask, z_hi, zero), P::select(regular_mask, z_lo, zero));
+    const V r = with_library_lanes<P, double>(x, y, apply_base_sign<P>(x, y, magnitude), regular_mask, count,
+                                              [](double u, double v) { return __builtin_pow(u, v); });
     P::store_doubles(out + i, r, count);
   }
 }

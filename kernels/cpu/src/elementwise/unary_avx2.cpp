@@ -13,7 +13,6 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include "x86_intrinsics.hpp"
 
-#include "pow_sign_avx2.hpp"
 #include "pow_tables.hpp"
 
 namespace tunekit::cpu::detail {
@@ -122,17 +121,16 @@ struct PowF64 : F64 {
   static I shift_right(I a) { return _mm256_srli_epi64(a, N); }
   template <int N>
   static I shift_left(I a) { return _mm256_slli_epi64(a, N); }
-  // A gather: a lookup through four registers' permutes and blends (13
-  // instructions) ran Pow 1.2 times slower than it on the Intel machine
-  // measured.
-  static V lookup16(const double* table, I index) { return _mm256_i64gather_pd(table, index, 8); }
   static M regular(V ax, V ay, V inf) {
     return _mm256_and_pd(_mm256_and_pd(lt(set(0.0), ax), lt(ax, inf)), lt(ay, inf));
   }
   static unsigned lane_bits(M m) { return static_cast<unsigned>(_mm256_movemask_pd(m)); }
-  static V apply_base_sign(V x, V y, V magnitude) { return pow_apply_base_sign(x, y, magnitude); }
   static M both(M a, M b) { return _mm256_and_pd(a, b); }
   static V gather(const double* table, I index) { return _mm256_i64gather_pd(table, index, 8); }
+  // A gather too: a lookup through four registers' permutes and blends (13
+  // instructions) ran Pow 1.2 times slower than it on the Intel machine
+  // measured.
+  static V lookup16(const double* table, I index) { return gather(table, index); }
   static __m128i first(int count) { return _mm_cmpgt_epi32(_mm_set1_epi32(count), _mm_setr_epi32(0, 1, 2, 3)); }
   static __m256i first_doubles(int count) {
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(count), _mm256_setr_epi64x(0, 1, 2, 3));

@@ -14,7 +14,6 @@
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #include "x86_intrinsics.hpp"
 
-#include "pow_sign_avx512.hpp"
 #include "pow_tables.hpp"
 
 namespace tunekit::cpu::detail {
@@ -128,7 +127,6 @@ struct PowF64 : F64 {
   }
   static M regular(V ax, V ay, V inf) { return lt(set(0.0), ax) & lt(ax, inf) & lt(ay, inf); }
   static unsigned lane_bits(M m) { return m; }
-  static V apply_base_sign(V x, V y, V magnitude) { return pow_apply_base_sign(x, y, magnitude); }
   static M both(M a, M b) { return a & b; }
   static V gather(const double* table, I index) { return _mm512_i64gather_pd(index, table, 8); }
   static __mmask8 first(int count) { return static_cast<__mmask8>((1u << count) - 1u); }
