@@ -181,22 +181,19 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
     Result<ProbeVerdict> verdict = measure_at(*last_baseline_win);
     if (!verdict.ok()) return verdict.error();
   }
+  std::optional<std::string> kept_because;
   if (unconfirmed) {
-    result.threshold = *preferred;
-    result.reason = fmt::format(
-        "the candidate wins from size {} (two consecutive wins by at least {}%); the preferred threshold {} is kept: "
-        "the baseline's win at {} was not measured again (probe limit)",
-        confirmed, options.margin * 100, *preferred, *unconfirmed);
-    return result;
+    kept_because = fmt::format("the baseline's win at {} was not measured again (probe limit)", *unconfirmed);
+  } else if (preferred && *preferred <= confirmed && (!last_baseline_win || *preferred > *last_baseline_win)) {
+    kept_because = last_baseline_win ? fmt::format("the baseline last won at {}", *last_baseline_win)
+                                     : std::string("the baseline won at no size");
   }
-  if (preferred && *preferred <= confirmed && (!last_baseline_win || *preferred > *last_baseline_win)) {
+  if (kept_because) {
     result.threshold = *preferred;
     result.reason = fmt::format(
         "the candidate wins from size {} (two consecutive wins by at least {}%); the preferred threshold {} is kept: "
         "{}",
-        confirmed, options.margin * 100, *preferred,
-        last_baseline_win ? fmt::format("the baseline last won at {}", *last_baseline_win)
-                          : std::string("the baseline won at no size"));
+        confirmed, options.margin * 100, *preferred, *kept_because);
     return result;
   }
   result.threshold = confirmed;
