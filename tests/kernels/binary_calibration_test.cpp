@@ -7,22 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tunekit/cpu/register.hpp"
+#include "cpu_calibration_setup.hpp"
 
 namespace tunekit::cpu {
 namespace {
 
 TEST(BinaryCalibration, PowOfEveryFloatingTypeRejectsNoCandidate) {
-  tuning::KernelTuningRegistry registry;
-  tuning::KernelCalibrationRegistry functions;
-  register_tunekit_cpu(registry, functions);
-  tuning::CalibrationOptions options;
-  options.registry = &registry;
-  options.memory_budget_bytes = std::size_t{8} << 20;
-  options.time_budget = std::chrono::milliseconds(2'000);
+  testing::CpuCalibrationSetup setup;
+  setup.options.time_budget = std::chrono::milliseconds(2'000);
   tuning::KernelCalibrationSelection selection;
   selection.kernels = {"Pow"};
-  const tuning::CalibrationBatchReport report = tuning::CalibrateRegisteredKernels(selection, options, &functions);
+  const tuning::CalibrationBatchReport report =
+      tuning::CalibrateRegisteredKernels(selection, setup.options, &setup.functions);
   ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 4u) << report.to_json();
   for (const tuning::KeyOutcome& k : report.not_calibrated) {
     EXPECT_EQ(k.reason.find("wrong result"), std::string::npos) << k.key.to_string() << ": " << k.reason;

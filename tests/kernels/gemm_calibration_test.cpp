@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tunekit/cpu/gemm.hpp"
+#include "cpu_calibration_setup.hpp"
 #include "tunekit/cpu/register.hpp"
 
 namespace tunekit::cpu {
@@ -27,15 +28,10 @@ struct Calibration {
 };
 Calibration calibrate(const std::vector<tuning::KernelTuningKey>& keys,
                       std::optional<std::chrono::milliseconds> time_budget = std::nullopt) {
-  tuning::KernelTuningRegistry registry;
-  tuning::KernelCalibrationRegistry functions;
-  register_tunekit_cpu(registry, functions);
-  tuning::CalibrationOptions options;
-  options.registry = &registry;
-  options.memory_budget_bytes = std::size_t{8} << 20;
-  if (time_budget) options.time_budget = *time_budget;
+  testing::CpuCalibrationSetup setup;
+  if (time_budget) setup.options.time_budget = *time_budget;
   const auto start = std::chrono::steady_clock::now();
-  Calibration out{tuning::CalibrateKernelThresholds(keys, options, &functions)};
+  Calibration out{tuning::CalibrateKernelThresholds(keys, setup.options, &setup.functions)};
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpu_calibration_setup.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 #include "tunekit/tuning/tuning_session.hpp"
@@ -13,18 +14,14 @@ namespace tunekit::cpu {
 namespace {
 
 TEST(UnaryCalibration, CalibratesAbsAndNotIntoValidPublishedProfiles) {
-  tuning::KernelTuningRegistry registry;
-  tuning::KernelCalibrationRegistry functions;
-  register_tunekit_cpu(registry, functions);
-  tuning::CalibrationOptions options;
-  options.registry = &registry;
-  options.memory_budget_bytes = std::size_t{8} << 20;  // sizes up to 1M floats
-  options.time_budget = std::chrono::milliseconds(20'000);
+  testing::CpuCalibrationSetup setup;
+  setup.options.time_budget = std::chrono::milliseconds(20'000);
   tuning::KernelCalibrationSelection selection;
   selection.kernels = {"Abs", "Not"};  // float also has the other unary kernels now
   selection.element_types = {DataType::FLOAT, DataType::BOOL};
   selection.kernels = {"Abs", "Not"};  // Gemm float is calibrated by GemmCalibration
-  tuning::CalibrationBatchReport report = tuning::CalibrateRegisteredKernels(selection, options, &functions);
+  tuning::CalibrationBatchReport report =
+      tuning::CalibrateRegisteredKernels(selection, setup.options, &setup.functions);
   // A key whose timings decided nothing (a loaded machine, an unoptimised
   // sanitizer build where the SIMD path is no faster) is reported, never
   // published.
@@ -52,7 +49,7 @@ TEST(UnaryCalibration, CalibratesAbsAndNotIntoValidPublishedProfiles) {
   const tuning::KernelTuningKey& key = calibrated.parameters.key;
   const UnaryOp op = key.kernel == "Not" ? UnaryOp::NOT : UnaryOp::ABS;
   tuning::TuningSessionOptions session_options;
-  session_options.registry = &registry;
+  session_options.registry = &setup.registry;
   session_options.execution = calibrated.execution;
   auto session = tuning::TuningSession::Create(session_options);
   EXPECT_EQ(session.resolve(key).source, tuning::ResolutionSource::CALIBRATED);

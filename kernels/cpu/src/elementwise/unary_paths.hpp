@@ -30,9 +30,10 @@ void pow_float_avx2(const float* a, std::int64_t a_step, const float* b, std::in
                     std::int64_t n) noexcept;
 
 // out[i] = pow(a[i], b[i]) for double (steps as above): exp of y log |x|
-// with log |x| as a double-double and the sign rule (pow_lanes.inl); lanes with a zero or infinite base, an exponent
-// that is not finite, or |y log |x|| above 708 (overflow, subnormal results)
-// take the C library's pow.
+// with log |x| as a double-double and the sign rule (pow_lanes.inl); lanes
+// with a zero or infinite base, an exponent that is not finite, or
+// |y log |x|| of 708 or more (overflow, subnormal results) take the C
+// library's pow.
 void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
                        std::int64_t n) noexcept;
 void pow_double_avx2(const double* a, std::int64_t a_step, const double* b, std::int64_t b_step, double* out,
