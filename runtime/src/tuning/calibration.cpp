@@ -47,6 +47,12 @@ bool has_compatible_calibration(const RegistryGeneration& generation, const Kern
 
 }  // namespace
 
+double required_margin_for(const CalibrationOptions& options, std::uint32_t baseline_threads,
+                           std::uint32_t candidate_threads) noexcept {
+  if (candidate_threads <= baseline_threads) return options.required_margin;
+  return std::max(options.required_margin, options.parallel_margin);
+}
+
 CalibrationBudget::CalibrationBudget(const CalibrationOptions& options, std::uint32_t threads)
     : start_(Clock::now()),
       time_budget_(options.time_budget),

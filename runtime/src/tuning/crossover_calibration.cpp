@@ -81,7 +81,7 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
   CrossoverOptions search;
   search.minimum_size = spec.minimum_size;
   search.maximum_size = std::max(spec.minimum_size, spec.maximum_size);
-  search.margin = context.options.required_margin;
+  search.margin = required_margin_for(context.options, spec.baseline.threads, spec.candidate.threads);
   if (spec.portable_default > 0) search.preferred_threshold = spec.portable_default;
   Result<CrossoverResult> result =
       find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size); });

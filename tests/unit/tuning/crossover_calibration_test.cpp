@@ -100,6 +100,41 @@ TEST(CrossoverCalibration, AWrongCandidateIsRejectedAndTheDefaultKept) {
   EXPECT_EQ(f.reporter.selected().back().value, Value(std::int64_t{1} << 20));
 }
 
+// Baseline 20 ns per element; candidate 100 us fixed plus 15 ns per element:
+// 5% faster from 25,000 elements, 15% faster from 50,000.
+CrossoverCalibration shallow_spec(std::uint32_t candidate_threads) {
+  CrossoverCalibration spec = add_spec(false);
+  spec.maximum_size = 1 << 18;
+  spec.baseline = path("serial", {}, std::chrono::nanoseconds(20));
+  spec.candidate = path("candidate", std::chrono::microseconds(100), std::chrono::nanoseconds(15));
+  spec.candidate.threads = candidate_threads;
+  return spec;
+}
+
+std::int64_t threshold_of(CrossoverCalibration spec) {
+  Fixture f;
+  CalibrationContext context{f.options, f.execution, CalibrationBudget(f.options, 2), f.reporter};
+  calibrate_crossover(context, spec, f.values);
+  EXPECT_TRUE(f.values.values.count(spec.parameter)) << f.reporter.to_json();
+  if (!f.values.values.count(spec.parameter)) return 0;
+  return *f.values.values.at(spec.parameter).as_int();
+}
+
+TEST(CrossoverCalibration, ACandidateOnMoreThreadsMustWinByTheParallelMargin) {
+  const CalibrationOptions defaults;
+  ASSERT_EQ(required_margin_for(defaults, 1, 1), defaults.required_margin);
+  ASSERT_EQ(required_margin_for(defaults, 1, 2), defaults.parallel_margin);
+  ASSERT_GT(defaults.parallel_margin, defaults.required_margin);
+  // The same timings: a candidate on the baseline's one thread moves the
+  // threshold where it wins by 5%, one on two threads only where it wins by 15%.
+  const std::int64_t same_threads = threshold_of(shallow_spec(1));
+  const std::int64_t more_threads = threshold_of(shallow_spec(2));
+  EXPECT_GE(same_threads, 20'000);
+  EXPECT_LT(same_threads, 45'000);
+  EXPECT_GE(more_threads, 48'000);
+  EXPECT_LE(more_threads, 120'000);
+}
+
 TEST(CrossoverCalibration, TheMemoryBudgetBoundsTheSearch) {
   Fixture f;
   f.options.memory_budget_bytes = 4 * 1024 * 4;  // 4 floats per element: sizes up to 1024

@@ -462,7 +462,8 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
   always_parallel.parallel_fmas_per_work_unit = 1;
   always_parallel.parallel_minimum_tasks = 1;
   const std::int64_t minimum_tasks = std::max<std::int64_t>(config.parallel_minimum_tasks, 1);
-  gemm_detail::TeamCrossover search(context.options.required_margin);
+  const double margin = tuning::required_margin_for(context.options, 1, static_cast<std::uint32_t>(threads));
+  gemm_detail::TeamCrossover search(margin);
   for (std::int64_t edge : {16, 24, 32, 48, 64, 96, 128, 192, 256, 384}) {
     if (!context.budget.time_left()) {
       context.reporter.note(fmt::format("time budget spent before the parallel cube {}", edge));
@@ -495,7 +496,7 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
   values.values[parameter] = per_unit;
   context.reporter.select(parameter, per_unit,
                           fmt::format("{} threads faster by {:.0f}% from about {:.0f} multiply-adds ({} work units)",
-                                      threads, 100 * context.options.required_margin, crossover, minimum_tasks));
+                                      threads, 100 * margin, crossover, minimum_tasks));
   context.reporter.select("parallel.minimum_tasks", config.parallel_minimum_tasks,
                           "portable default kept: fmas_per_work_unit carries the crossover");
 }

@@ -76,7 +76,8 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   serial.conversion_parallel_minimum_elements = std::int64_t{1} << 62;
   parallel.conversion_parallel_minimum_elements = 1;
   const GemmKernel serial_kernel(GemmPackedTuning{}, serial), parallel_kernel(GemmPackedTuning{}, parallel);
-  gemm_detail::TeamCrossover search(options.required_margin);  // sizes: elements of one matrix
+  const double margin = tuning::required_margin_for(options, 1, static_cast<std::uint32_t>(threads));
+  gemm_detail::TeamCrossover search(margin);  // sizes: elements of one matrix
   for (std::int64_t edge : {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}) {
     // A, B, C and a copy of C, 2 bytes each.
     if (!context.budget.fits_memory(static_cast<std::size_t>(edge * edge) * 8)) break;
@@ -129,7 +130,7 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   context.reporter.select(parameter, threshold,
                           fmt::format("parallel conversions faster by {:.0f}% inside the square product from "
                                       "about {} elements per matrix",
-                                      100 * options.required_margin, threshold));
+                                      100 * margin, threshold));
   return values;
 }
 

@@ -32,6 +32,11 @@ struct CalibrationOptions {
   std::uint64_t seed = 0x7E5EC0DE;
   int repetitions = 5;  // measurements per candidate; fewer than 5 are raised to 5
   double required_margin = 0.05;
+  // A path that runs on more threads than the one it would replace must
+  // win by at least this much: it occupies threads the rest of a program
+  // could use, and near a parallel crossover the gain is small while a
+  // shared machine's thread wake-ups vary by more than 5% between runs.
+  double parallel_margin = 0.15;
   // The execution to calibrate for, before the maximum_threads cap;
   // detected when not given.
   std::optional<platform::CpuExecutionDescriptor> execution;
@@ -44,6 +49,12 @@ struct CalibrationOptions {
   // "unsupported", "not_calibrated"), for progress display.
   std::function<void(const KernelTuningKey&, std::string_view event)> progress;
 };
+
+// The margin a candidate must win by against a baseline: the parallel
+// margin (when larger) for a candidate on more threads than the baseline,
+// the required margin otherwise.
+double required_margin_for(const CalibrationOptions& options, std::uint32_t baseline_threads,
+                           std::uint32_t candidate_threads) noexcept;
 
 // The budgets of one key's calibration, given to callbacks through the
 // reporter's owner (CalibrationContext).

@@ -4,7 +4,8 @@
 // on deterministic operands of equal or broadcasting shapes. Every
 // candidate's output is checked against the kernel's serial portable path,
 // every measurement, rejection and decision is reported, and the portable
-// default stays unless the candidate won twice in a row by the margin.
+// default stays unless the candidate won twice in a row by the margin (the
+// parallel margin for a candidate on more threads than the baseline).
 #pragma once
 
 #include <functional>
