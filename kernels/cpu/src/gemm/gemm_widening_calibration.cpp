@@ -76,7 +76,9 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   serial.conversion_parallel_minimum_elements = std::int64_t{1} << 62;
   parallel.conversion_parallel_minimum_elements = 1;
   const GemmKernel serial_kernel(GemmPackedTuning{}, serial), parallel_kernel(GemmPackedTuning{}, parallel);
-  const double margin = tuning::required_margin_for(options, 1, static_cast<std::uint32_t>(threads));
+  // Both sides run the product on the whole team; only the conversions'
+  // share differs, so the required margin applies, not the parallel one.
+  const double margin = options.required_margin;
   gemm_detail::TeamCrossover search(margin);  // sizes: elements of one matrix
   for (std::int64_t edge : {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}) {
     // A, B, C and a copy of C, 2 bytes each.
