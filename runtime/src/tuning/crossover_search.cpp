@@ -106,7 +106,7 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
       last_not_won = size;
     }
     if (size >= options.maximum_size) {
-      result.reason = fmt::format("no two consecutive wins by {}% up to size {}", options.margin * 100,
+      result.reason = fmt::format("no two consecutive wins by {:g}% up to size {}", options.margin * 100,
                                   options.maximum_size);
       return result;
     }
@@ -191,13 +191,13 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
   if (kept_because) {
     result.threshold = *preferred;
     result.reason = fmt::format(
-        "the candidate wins from size {} (two consecutive wins by at least {}%); the preferred threshold {} is kept: "
+        "the candidate wins from size {} (two consecutive wins by at least {:g}%); the preferred threshold {} is kept: "
         "{}",
         confirmed, options.margin * 100, *preferred, *kept_because);
     return result;
   }
   result.threshold = confirmed;
-  result.reason = fmt::format("the candidate wins from size {} (two consecutive wins by at least {}%, at {} and {})",
+  result.reason = fmt::format("the candidate wins from size {} (two consecutive wins by at least {:g}%, at {} and {})",
                               confirmed, options.margin * 100, high, confirmed);
   return result;
 }
