@@ -173,9 +173,13 @@ std::string struct_name(const TuningSpecImplementation& implementation) {
 std::string binding_name(const TuningSpecImplementation& implementation) { return implementation.name + "_binding"; }
 
 std::string key_helper_base(const TuningSpecImplementation& implementation, const TuningSpecKernel& kernel) {
-  std::string base = snake_case(kernel.kernel) + "_" + snake_case(implementation.implementation);
-  if (implementation.device != platform::DeviceKind::CPU) base += "_" + std::string(platform::to_string(implementation.device));
-  return base;
+  // Formatted, not concatenated: GCC 12 at -O3 warns (-Wrestrict, a false
+  // positive) on a temporary string + "_" + string.
+  if (implementation.device == platform::DeviceKind::CPU) {
+    return fmt::format("{}_{}", snake_case(kernel.kernel), snake_case(implementation.implementation));
+  }
+  return fmt::format("{}_{}_{}", snake_case(kernel.kernel), snake_case(implementation.implementation),
+                     platform::to_string(implementation.device));
 }
 
 Result<std::string> generate_defaults_header(const TuningSpec& spec) {
