@@ -94,7 +94,7 @@ TEST(GraphFile, ReadsTensorsOperationsAndShapeSets) {
 }
 
 TEST(GraphFile, ReadsTheExampleFile) {
-  const std::filesystem::path path = std::filesystem::path(__FILE__).parent_path() / "../../../examples/graphs/matmul_bias_relu.toml";
+  const std::filesystem::path path = std::filesystem::path(TUNEKIT_SOURCE_DIR) / "examples/graphs/matmul_bias_relu.toml";
   Result<GraphFile> file = read_graph_file(path);
   ASSERT_TRUE(file.ok()) << file.error().message();
   ASSERT_EQ(file->shape_sets.size(), 2u);

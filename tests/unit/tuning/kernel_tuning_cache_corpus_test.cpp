@@ -22,7 +22,7 @@ using testing::gemm_key;
 using testing::milan;
 
 std::vector<fs::path> corpus() {
-  const fs::path folder = fs::path(__FILE__).parent_path() / ".." / ".." / "fuzz" / "corpus" / "cache";
+  const fs::path folder = fs::path(TUNEKIT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "cache";
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(folder)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
