@@ -5,6 +5,7 @@
 
 int main(int argc, char** argv) {
   tunekit::driver::Registrations registrations;
+  registrations.build_type = TUNEKIT_KERNELS_BUILD_TYPE;
   registrations.kernels.push_back([](tunekit::tuning::KernelTuningRegistry& registry) {
     tunekit::cpu::register_tunekit_cpu(registry);
   });

@@ -4,8 +4,9 @@
 #   tunekit_add_tuning_spec(<target> SPEC <tuning.toml> [HEADER <name>])
 #
 # Generates the typed defaults header of a tuning spec (`tunekit_gen gen-defaults`)
-# at build time into <binary dir>/tunekit_generated/<target>/<name> (default name:
-# <target>_tuning.hpp) and puts that folder on <target>'s include path (PUBLIC for
+# at build time into <top-level build folder>/tunekit_generated/<target>/<name>
+# (default name: <target>_tuning.hpp; CMAKE_BINARY_DIR, since target names are
+# unique in a build) and puts that folder on <target>'s include path (PUBLIC for
 # a library, PRIVATE for an executable), so `#include "<name>"` finds it. The
 # header is generated again only when the spec or the generator changed, and an
 # unchanged result leaves the file as it was. The generated headers of a target
@@ -19,7 +20,7 @@
 # function (default register_processor_profiles, in NAMESPACE, default the
 # first spec's namespace) registers every processor profile of the PROFILES
 # folders (their *.toml files) and files, into
-# <binary dir>/tunekit_generated/<target>/<name>, on <target>'s include path as
+# <top-level build folder>/tunekit_generated/<target>/<name>, on <target>'s include path as
 # above. Every profile is validated against the SPECs (default: the target's
 # TUNEKIT_TUNING_SPECS, so call tunekit_add_tuning_spec first), so a bad profile
 # fails the build naming its file and field. A profile of a later input
@@ -88,7 +89,7 @@ function(tunekit_add_tuning_spec target)
   endif()
 
   cmake_path(ABSOLUTE_PATH ARG_SPEC BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE spec)
-  set(folder "${CMAKE_CURRENT_BINARY_DIR}/tunekit_generated/${target}")
+  set(folder "${CMAKE_BINARY_DIR}/tunekit_generated/${target}")
   set(header "${folder}/${ARG_HEADER}")
   _tunekit_generator(generator generator_depends)
 
@@ -165,13 +166,13 @@ function(tunekit_add_profiles target)
     list(APPEND name_arguments --function "${ARG_FUNCTION}")
   endif()
 
-  set(folder "${CMAKE_CURRENT_BINARY_DIR}/tunekit_generated/${target}")
+  set(folder "${CMAKE_BINARY_DIR}/tunekit_generated/${target}")
   set(header "${folder}/${ARG_HEADER}")
   # The list of profile files, rewritten only when it changes: a file removed
   # from a folder changes neither the command line nor any remaining input, so
   # the header depends on this list as well.
   string(MAKE_C_IDENTIFIER "${ARG_HEADER}" header_id)
-  set(input_list "${CMAKE_CURRENT_BINARY_DIR}/tunekit_generated/${target}_${header_id}.inputs")
+  set(input_list "${CMAKE_BINARY_DIR}/tunekit_generated/${target}_${header_id}.inputs")
   list(JOIN profile_files "\n" input_lines)
   file(CONFIGURE OUTPUT "${input_list}" CONTENT "${input_lines}\n" @ONLY)
   _tunekit_generator(generator generator_depends)

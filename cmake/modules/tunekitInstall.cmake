@@ -28,14 +28,14 @@ _tunekit_export(tunekit_driver driver)
 _tunekit_export(tunekit_tool tunekit)
 _tunekit_export(tunekit_gen gen)
 
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/" "${PROJECT_BINARY_DIR}/runtime/include/"
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/" "${TUNEKIT_RUNTIME_GENERATED_INCLUDE}/"
                   "${PROJECT_SOURCE_DIR}/kernels/cpu/include/" "${PROJECT_SOURCE_DIR}/generator/driver/include/"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
 # Headers generated from tunekit_cpu's spec and profiles, at their include names.
 get_target_property(_tunekit_cpu_headers tunekit_cpu TUNEKIT_TUNING_HEADERS)
 foreach(header IN LISTS _tunekit_cpu_headers)
-  cmake_path(RELATIVE_PATH header BASE_DIRECTORY "${PROJECT_BINARY_DIR}/kernels/cpu/tunekit_generated/tunekit_cpu"
+  cmake_path(RELATIVE_PATH header BASE_DIRECTORY "${CMAKE_BINARY_DIR}/tunekit_generated/tunekit_cpu"
              OUTPUT_VARIABLE relative)
   cmake_path(GET relative PARENT_PATH relative_folder)
   install(FILES "${header}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${relative_folder}")

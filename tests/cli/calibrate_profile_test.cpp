@@ -41,6 +41,7 @@ TEST(CalibrateProfile, WritesAProfileOfThisProcessorThatImportsAndNamesItsFile) 
   ASSERT_TRUE(std::regex_search(text, stem, std::regex("# file name: ([a-z0-9x]+-[0-9x]+-[0-9x]+-[0-9x]+-1t)\\.toml\n")))
       << text;
   EXPECT_NE(run.err.find("commit as " + stem[1].str() + ".toml"), std::string::npos) << run.err;
+  EXPECT_NE(text.find(std::string("\n# build type: ") + TUNEKIT_EXPECTED_BUILD_TYPE + "\n"), std::string::npos) << text;
   const bool calibrated = run.out.find(std::string("calibrated  ") + kNotKey) != std::string::npos;
   if (calibrated) {
     EXPECT_NE(text.find("name = \"" + stem[1].str() + "/" + kNotKey + "\""), std::string::npos) << text;

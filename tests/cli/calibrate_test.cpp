@@ -44,6 +44,9 @@ TEST(CalibrateCommand, WritesACacheThatASecondProcessLoadsWhole) {
   ASSERT_GT(spec_key_count(), 0u);
   ASSERT_EQ(j["calibrated"].size() + j["not_calibrated"].size(), spec_key_count()) << j.dump(2);
   ASSERT_GE(j["calibrated"].size(), 1u) << j.dump(2);
+  // The build type tunekit_cpu was compiled in, as this test was.
+  EXPECT_EQ(j["build_type"], TUNEKIT_EXPECTED_BUILD_TYPE);
+  EXPECT_EQ(first.err.find("without optimisation"), std::string::npos) << first.err;
   for (const auto& c : j["calibrated"]) {
     EXPECT_NE(first.out.find("calibrated  " + c["key"].get<std::string>()), std::string::npos) << first.out;
     EXPECT_EQ(c["digest"].get<std::string>().size(), 32u);

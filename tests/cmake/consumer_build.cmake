@@ -3,7 +3,12 @@
 #
 #   -DMODE=find_package|subdirectory  how the consumer gets tunekit
 #   -DTUNEKIT_SOURCE_DIR, -DTUNEKIT_BINARY_DIR, -DWORK (scratch folder),
-#   -DTOOL (the tunekit tool), -DBUILD_TYPE, -DGENERATOR
+#   -DTOOL (the tunekit tool), -DBUILD_TYPE, -DGENERATOR, -DINITIAL_CACHE
+#   (optional: a cmake -C script with this build's compilers and flags)
+#
+# subdirectory: also checks that tunekit's compile commands are those of this
+# build (so ccache reuses its objects) and that the consumer's install holds
+# none of tunekit's files unless TUNEKIT_INSTALL is on.
 #
 # find_package: stages `cmake --install` of this build under WORK/prefix and
 # also checks <name>-commit, WHEN never and WHEN install.
@@ -59,6 +64,9 @@ file(REMOVE_RECURSE "${WORK}")
 set(source "${WORK}/src")
 file(COPY "${TUNEKIT_SOURCE_DIR}/examples/consumer/" DESTINATION "${source}")
 set(configure_options -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+if(INITIAL_CACHE)
+  list(PREPEND configure_options -C "${INITIAL_CACHE}")
+endif()
 if(MODE STREQUAL "find_package")
   set(prefix "${WORK}/prefix")
   run(installed ${CMAKE_COMMAND} --install "${TUNEKIT_BINARY_DIR}" --prefix "${prefix}" --config ${BUILD_TYPE})
@@ -72,6 +80,7 @@ endif()
 set(build "${WORK}/build")
 message(STATUS "configuring the consumer (${MODE})")
 run(configured ${CMAKE_COMMAND} -S "${source}" -B "${build}" ${configure_options})
+expect_not("${configured}" "without[ \n]+optimisation" "a warning about an optimised build")
 
 message(STATUS "first build: calibrates, tunes, generates")
 run(first ${CMAKE_COMMAND} --build "${build}")
@@ -91,6 +100,9 @@ run(validated "${TOOL}" overrides validate "${overrides}")
 run(imported "${build}/consumer_calibration_driver" cache import "${profile}")
 file(READ "${profile}" profile_text)
 expect("${profile_text}" "\\[\\[profiles\\]\\]" "a calibrated profile of this processor")
+expect("${profile_text}" "\n# build type: ${BUILD_TYPE}\n" "the build type in the profile")
+file(READ "${build}/tunekit/consumer_calibration/calibration_report.json" report_text)
+expect("${report_text}" "\"build_type\": \"${BUILD_TYPE}\"" "the build type in the calibration report")
 
 run(app "${build}/consumer_app")
 message(STATUS "consumer_app:\n${app}")
@@ -117,7 +129,10 @@ run(spec_touched ${CMAKE_COMMAND} --build "${build}")
 expect("${spec_touched}" "tunekit: generating consumer/tuning_defaults.hpp" "the generation of the touched spec")
 expect_not("${spec_touched}" "tunekit: calibrating|tunekit: autotuning|Linking" "a step after an unchanged header")
 
-if(NOT MODE STREQUAL "find_package")
+if(MODE STREQUAL "subdirectory")
+  include("${CMAKE_CURRENT_LIST_DIR}/subproject_checks.cmake")
+  check_same_compile_commands("${TUNEKIT_BINARY_DIR}" "${build}" "${TUNEKIT_SOURCE_DIR}")
+  check_subproject_install("${build}" "${WORK}")
   return()
 endif()
 
@@ -141,6 +156,23 @@ run(never_configured ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-never" ${
 expect("${never_configured}" "WHEN never: using the committed profiles" "the configure message of WHEN never")
 run(never_built ${CMAKE_COMMAND} --build "${WORK}/build-never")
 expect_not("${never_built}" "tunekit: calibrating" "a calibration")
+
+message(STATUS "an unoptimised build warns at configure time, and its calibration records and repeats it")
+set(unoptimised "${WORK}/build-unoptimised")
+run(unoptimised_configured ${CMAKE_COMMAND} -S "${source}" -B "${unoptimised}" ${configure_options} -DCMAKE_BUILD_TYPE=)
+expect("${unoptimised_configured}" "consumer_kernels is compiled without[ \n]+optimisation[ \n]+\\(no[ \n]+CMAKE_BUILD_TYPE"
+       "the configure-time warning of a build without a build type")
+run(unoptimised_built ${CMAKE_COMMAND} --build "${unoptimised}" --target consumer_calibration_driver)
+run(unoptimised_calibrated "${unoptimised}/consumer_calibration_driver" calibrate --no-cache --time-budget 1
+    --report "${unoptimised}/report.json" --profile-out "${unoptimised}/profile.toml")
+expect("${unoptimised_calibrated}" "warning: the kernels were built without optimisation \\(build type 'none'\\)"
+       "the calibration's warning")
+file(READ "${unoptimised}/report.json" unoptimised_report)
+expect("${unoptimised_report}" "\"build_type\": \"none\"" "the unoptimised build type in the report")
+file(READ "${unoptimised}/profile.toml" unoptimised_profile)
+expect("${unoptimised_profile}" "\n# build type: none\n" "the unoptimised build type in the profile")
+run(debug_configured ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-debug" ${configure_options} -DCMAKE_BUILD_TYPE=Debug)
+expect("${debug_configured}" "compiled without[ \n]+optimisation[ \n]+\\(CMAKE_BUILD_TYPE[ \n]+Debug" "the warning of a Debug build")
 
 message(STATUS "an unknown WHEN stops configuration naming the option and the choices")
 run_failing(bad_when ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-bad" ${configure_options}

@@ -34,7 +34,15 @@ struct CalibrateOptions {
   std::string profile_path;  // write the calibrated keys as this processor's profile
   int profile_priority = 0;
   std::vector<std::string> covering_folders;  // skip keys their profiles cover on this processor
+  std::string build_type;                     // of the registered kernels; empty when not known
 };
+
+// Debug builds and builds without a build type compile without optimisation
+// (unless their flags say otherwise, which the configure-time check of
+// calibrate_kernels() reads).
+bool unoptimised_build_type(const std::string& build_type) {
+  return build_type == "none" || build_type == "Debug";
+}
 
 int fail(int code, const std::string& message) {
   fmt::print(stderr, "tunekit calibrate: {}\n", message);
@@ -58,6 +66,13 @@ int run_calibrate(const CalibrateOptions& o) {
   options.memory_budget_bytes = o.memory_budget_mib << 20;
   options.maximum_threads = o.threads;
   options.seed = o.seed;
+  options.build_type = o.build_type;
+  if (unoptimised_build_type(o.build_type)) {
+    fmt::print(stderr,
+               "calibrate: warning: the kernels were built without optimisation (build type '{}'): the thresholds "
+               "measured now describe unoptimised code; calibrate a Release or RelWithDebInfo build\n",
+               o.build_type);
+  }
   options.execution = platform::detect_execution_descriptor(
       o.threads > 0 ? std::optional<std::uint32_t>(o.threads) : std::nullopt);
 
@@ -136,7 +151,7 @@ int run_calibrate(const CalibrateOptions& o) {
     store::AtomicWriteOptions write;
     write.create_parent_folders = true;
     Error written = store::write_file_atomically(
-        o.profile_path, format_processor_profile_file(profiles, *options.execution), write);
+        o.profile_path, format_processor_profile_file(profiles, *options.execution, o.build_type), write);
     if (written.is_bad()) {
       code = fail(output_exit_code(written, kTuningFailure), written.message());
     } else {
@@ -157,8 +172,9 @@ int run_calibrate(const CalibrateOptions& o) {
 
 }  // namespace
 
-void add_calibrate_command(CLI::App& app, int& exit_code) {
+void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& build_type) {
   auto o = std::make_shared<CalibrateOptions>();
+  o->build_type = build_type;
   CLI::App* c = app.add_subcommand("calibrate", "Calibrate the thresholds of the registered kernels on this machine");
   c->add_option("--library", o->library, "Only keys of this kernel library");
   c->add_option("--kernel", o->kernels, "Only these kernels (repeatable: values OR)");

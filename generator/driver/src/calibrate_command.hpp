@@ -4,8 +4,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace tunekit::cli {
 
-void add_calibrate_command(CLI::App& app, int& exit_code);
+// `build_type`: the build type the registered kernels were compiled in
+// (Registrations::build_type), recorded in the report and the profile.
+void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& build_type);
 
 }  // namespace tunekit::cli

@@ -46,7 +46,7 @@ int run(int argc, char** argv, const Registrations& registrations) {
   int exit_code = 0;
   cli::add_describe_command(app, exit_code);
   cli::add_cache_command(app, exit_code);
-  cli::add_calibrate_command(app, exit_code);
+  cli::add_calibrate_command(app, exit_code, registrations.build_type);
   cli::add_tune_command(app, exit_code, registrations.engines);
   cli::add_overrides_command(app, exit_code, registrations.engines);
   codegen::add_gen_defaults_command(app, exit_code);

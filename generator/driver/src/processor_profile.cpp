@@ -61,13 +61,14 @@ std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuni
 }
 
 std::string format_processor_profile_file(std::span<const tuning::KernelTuningProfile> profiles,
-                                          const platform::CpuExecutionDescriptor& execution) {
+                                          const platform::CpuExecutionDescriptor& execution,
+                                          const std::string& build_type) {
   const platform::CpuDescriptor& cpu = execution.processor;
-  std::string text = fmt::format(
-      "# Processor profile calibrated on: {} ({}), {} threads.\n"
-      "# file name: {}.toml\n",
-      cpu.model_name.empty() ? "an unnamed processor" : cpu.model_name, platform::identity_string(cpu),
-      execution.effective_threads, processor_profile_stem(execution));
+  std::string text = fmt::format("# Processor profile calibrated on: {} ({}), {} threads.\n",
+                                 cpu.model_name.empty() ? "an unnamed processor" : cpu.model_name,
+                                 platform::identity_string(cpu), execution.effective_threads);
+  if (!build_type.empty()) text += fmt::format("# build type: {}\n", build_type);
+  text += fmt::format("# file name: {}.toml\n", processor_profile_stem(execution));
   return text + tuning::format_deployment_profiles(profiles);
 }
 

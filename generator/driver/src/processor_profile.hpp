@@ -32,11 +32,13 @@ std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuni
                                                             const platform::CpuExecutionDescriptor& execution,
                                                             int priority);
 
-// The file text: a comment naming the processor and the file name to commit
-// it under ("# file name: <stem>.toml", which the <name>-commit target of
-// calibrate_kernels() reads), then the profiles. Deterministic.
+// The file text: a comment naming the processor, the build type the kernels
+// were measured in (when known: "# build type: Release") and the file name to
+// commit it under ("# file name: <stem>.toml", which the <name>-commit target
+// of calibrate_kernels() reads), then the profiles. Deterministic.
 std::string format_processor_profile_file(std::span<const tuning::KernelTuningProfile> profiles,
-                                          const platform::CpuExecutionDescriptor& execution);
+                                          const platform::CpuExecutionDescriptor& execution,
+                                          const std::string& build_type = {});
 
 // A committed profile that covers a key on this execution: its file and name.
 struct Coverage {

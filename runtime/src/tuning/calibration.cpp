@@ -180,6 +180,7 @@ std::string CalibrationBatchReport::to_json() const {
   j["unsupported"] = outcomes(unsupported);
   j["not_calibrated"] = outcomes(not_calibrated);
   j["published_generation"] = published_generation;
+  j["build_type"] = build_type.empty() ? std::string("unknown") : build_type;
   return j.dump(2);
 }
 
@@ -195,6 +196,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
       options.power_policy ? *options.power_policy : platform::detect_power_policy();
   auto generation = registry.snapshot();
   CalibrationBatchReport report;
+  report.build_type = options.build_type;
 
   for (const KernelTuningKey& key : keys) {
     auto notify = [&](std::string_view event) {

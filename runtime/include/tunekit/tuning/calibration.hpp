@@ -43,6 +43,10 @@ struct CalibrationOptions {
   // The power policy the reports record (diagnostics only, never matched);
   // read from cpufreq when the batch starts when not given.
   std::optional<platform::PowerPolicy> power_policy;
+  // The build type the kernels were compiled in ("Release", "none" for a
+  // build without one), recorded in the report so that a review sees
+  // thresholds measured on unoptimised code; empty when not known.
+  std::string build_type;
   // Where results are published; the global registry when null.
   KernelTuningRegistry* registry = nullptr;
   // Called when a key starts and ends ("start", "calibrated", "skipped",
@@ -149,6 +153,7 @@ struct CalibrationBatchReport {
   // nothing is published or cached for these keys.
   std::vector<KeyOutcome> not_calibrated;
   std::uint64_t published_generation = 0;  // 0 when nothing was published
+  std::string build_type;                  // CalibrationOptions::build_type ("unknown" in JSON when empty)
 
   std::vector<CalibratedKernelProfile> successful_profiles() const;
   std::string to_json() const;  // every key with its outcome and full report

@@ -40,6 +40,12 @@ using EngineRegistration = std::function<Error(graph::EngineRegistry&)>;
 struct Registrations {
   // The program name in help and error lines.
   std::string program = "tunekit";
+  // The build type the registered kernels were compiled in (CMAKE_BUILD_TYPE,
+  // "none" for a build without one; the drivers that calibrate_kernels()
+  // generates set it). Calibration reports and profiles record it, and
+  // `calibrate` warns when it names an unoptimised build (Debug, none).
+  // Empty: not known, and not recorded.
+  std::string build_type;
   std::vector<KernelRegistration> kernels;
   std::vector<EngineRegistration> engines;
 };
