@@ -1,4 +1,5 @@
-// Bracketing by doubling with a confirmation probe, then geometric bisection.
+// Bracketing by doubling with a confirmation probe, then geometric bisection
+// on both sides of the lowest pair of wins.
 #include "tunekit/tuning/crossover_search.hpp"
 
 #include <fmt/format.h>
@@ -41,6 +42,8 @@ CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margi
 
 namespace {
 
+double ratio(std::int64_t a, std::int64_t b) { return static_cast<double>(a) / static_cast<double>(b); }
+
 std::int64_t geometric_middle(std::int64_t low, std::int64_t high) {
   return static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(low) * static_cast<double>(high))));
 }
@@ -77,9 +80,10 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
   };
   auto out_of_probes = [&] { return static_cast<int>(result.probes.size()) >= options.maximum_probes; };
 
-  // Bracket: the first of two consecutive winning sizes.
+  // Bracket: the first of two consecutive winning sizes, and its confirmation.
   std::optional<std::int64_t> last_not_won;
   std::optional<std::int64_t> first_won;
+  std::int64_t confirmed = 0;
   std::int64_t size = options.minimum_size;
   while (!first_won) {
     if (out_of_probes()) {
@@ -98,6 +102,7 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
       if (!confirm.ok()) return confirm.error();
       if (*confirm == ProbeVerdict::CANDIDATE_WINS) {
         first_won = size;
+        confirmed = next;
         break;
       }
       last_not_won = next;
@@ -113,50 +118,63 @@ Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const Cr
     size = std::min(size * 2, options.maximum_size);
   }
 
-  // Refine between the last size the candidate did not win and the first it
-  // won, under the bracketing rule: a win moves the upper bound only when the
-  // candidate also wins at the next size towards it. A win followed by a
-  // loss is noise, and the loss becomes the new lower bound.
+  // Refine. `high` and `confirmed` are the lowest two consecutive wins and
+  // `low` the largest size below them the candidate did not win (none when
+  // it won from the minimum). The threshold is `confirmed`, so the search
+  // goes on until confirmed / low is within the refine ratio: the step lies
+  // between them. Splitting the gap below `high` needs a win confirmed by a
+  // win between it and `high` (a win followed by a loss is noise, and the
+  // loss becomes the new `low`); splitting the gap above it needs one win,
+  // and a loss there keeps the far confirmation and ends the search.
   std::int64_t high = *first_won;
-  if (last_not_won && *last_not_won < high) {
-    std::int64_t low = *last_not_won;
-    while (static_cast<double>(high) / static_cast<double>(low) > options.refine_ratio && !out_of_probes()) {
-      const std::int64_t middle = geometric_middle(low, high);
-      if (middle <= low || middle >= high) break;
-      Result<ProbeVerdict> verdict = measure_at(middle);
+  std::optional<std::int64_t> low = last_not_won;
+  while (!out_of_probes() && ratio(confirmed, low ? *low : high) > options.refine_ratio) {
+    const std::int64_t above = geometric_middle(high, confirmed);
+    const std::int64_t below = low ? geometric_middle(*low, high) : 0;
+    const bool can_close = above > high && above < confirmed;
+    const bool can_split = low && below > *low && below < high;
+    if (!can_close && !can_split) break;  // no size left between the bounds
+    bool split_below = !can_close;
+    if (can_close && can_split) {
+      // The cheapest step first: one win above that would end the search;
+      // then a gap wider than the ratio, the one below first (a confirmed win
+      // there moves both `high` and `confirmed` down); then the wider gap.
+      const double gap_below = ratio(high, *low), gap_above = ratio(confirmed, high);
+      const bool win_above_ends = static_cast<double>(above) <= options.refine_ratio * static_cast<double>(*low);
+      split_below = !win_above_ends && (gap_below > options.refine_ratio ||
+                                        (gap_above <= options.refine_ratio && gap_below >= gap_above));
+    }
+    if (!split_below) {
+      Result<ProbeVerdict> verdict = measure_at(above);
       if (!verdict.ok()) return verdict.error();
-      if (*verdict != ProbeVerdict::CANDIDATE_WINS) {
-        low = middle;
-        continue;
-      }
-      const std::int64_t next = geometric_middle(middle, high);
-      if (next <= middle || next >= high || out_of_probes()) break;  // unconfirmed: keep the confirmed bound
-      Result<ProbeVerdict> confirm = measure_at(next);
-      if (!confirm.ok()) return confirm.error();
-      if (*confirm == ProbeVerdict::CANDIDATE_WINS) {
-        high = middle;
-      } else {
-        low = next;
-      }
+      if (*verdict != ProbeVerdict::CANDIDATE_WINS) break;
+      confirmed = above;
+      continue;
+    }
+    Result<ProbeVerdict> verdict = measure_at(below);
+    if (!verdict.ok()) return verdict.error();
+    if (*verdict != ProbeVerdict::CANDIDATE_WINS) {
+      low = below;
+      continue;
+    }
+    const std::int64_t next = geometric_middle(below, high);
+    if (next <= below || next >= high) {
+      // No size between them: `high`, already won, is the next size.
+      confirmed = high;
+      high = below;
+      continue;
+    }
+    if (out_of_probes()) break;  // unconfirmed: keep the confirmed bounds
+    Result<ProbeVerdict> confirm = measure_at(next);
+    if (!confirm.ok()) return confirm.error();
+    if (*confirm == ProbeVerdict::CANDIDATE_WINS) {
+      high = below;
+      confirmed = next;
+    } else {
+      low = next;
     }
   }
-  // The confirming size of the lowest pair of wins: every probe at or above
-  // `high` won, and the smallest one above it confirmed `high`.
-  std::int64_t confirmed = high;
   std::optional<std::int64_t> last_baseline_win;
-  for (const CrossoverProbe& p : result.probes) {
-    if (p.size > high && (confirmed == high || p.size < confirmed)) confirmed = p.size;
-  }
-  // A confirmation far above `high` would give away the sizes between them:
-  // wins in between bring it closer (a loss there keeps the far one).
-  while (static_cast<double>(confirmed) / static_cast<double>(high) > options.refine_ratio && !out_of_probes()) {
-    const std::int64_t middle = geometric_middle(high, confirmed);
-    if (middle <= high || middle >= confirmed) break;
-    Result<ProbeVerdict> verdict = measure_at(middle);
-    if (!verdict.ok()) return verdict.error();
-    if (*verdict != ProbeVerdict::CANDIDATE_WINS) break;
-    confirmed = middle;
-  }
   const std::optional<std::int64_t>& preferred = options.preferred_threshold;
   // A baseline win at or above the preferred threshold is what moves the
   // threshold away from it, so it must be reproduced, as a candidate win is

@@ -118,12 +118,13 @@ TEST(CrossoverSearch, ASingleNoisyWinDuringRefinementDoesNotMoveTheThreshold) {
   options.maximum_size = 1 << 16;
   auto result = find_crossover(options, noisy);
   ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->threshold, 1218) << result->reason;
+  EXPECT_EQ(result->threshold, 1069) << result->reason;
   // Bracketing ends with 1024 confirmed at 2048; bisection probes 724, which
   // wins, and its confirmation at 861 (between 724 and 1024) loses. The
-  // confirmation of 1024 then moves closer: 1448 and 1218 win.
+  // confirmation of 1024 then moves closer: 1448, 1218, 1117 and 1069 win,
+  // and 1069 / 861 is within the refine ratio.
   EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861, 1448,
-                                               1218}));
+                                               1218, 1117, 1069}));
 }
 
 TEST(CrossoverSearch, AConfirmedWinDuringRefinementLowersTheThreshold) {
@@ -137,12 +138,13 @@ TEST(CrossoverSearch, AConfirmedWinDuringRefinementLowersTheThreshold) {
   auto result = find_crossover(options, clean);
   ASSERT_TRUE(result.ok());
   // 724 wins, confirmed at 861: the bound moves to 724; 609 wins, confirmed
-  // at 664: 609, and 609 / 512 is within the refine ratio. The threshold is
-  // the confirming size, 664: the candidate has won there and below it.
+  // at 664: 609. 664 / 512 is above the refine ratio, and a win at 636
+  // (between 609 and 664) brings the confirmation within it. The threshold
+  // is the confirming size, 636: the candidate has won there and below it.
   EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 724, 861, 609,
-                                               664}));
-  EXPECT_EQ(result->threshold, 664) << result->reason;
-  EXPECT_EQ(result->reason, "the candidate wins from size 664 (two consecutive wins by at least 5%, at 609 and 664)");
+                                               664, 636}));
+  EXPECT_EQ(result->threshold, 636) << result->reason;
+  EXPECT_EQ(result->reason, "the candidate wins from size 636 (two consecutive wins by at least 5%, at 609 and 636)");
 }
 
 TEST(CrossoverSearch, WinningFromTheMinimumGivesTheMinimum) {
@@ -175,6 +177,122 @@ TEST(CrossoverSearch, ALossBetweenTheWinsKeepsTheFarConfirmation) {
   EXPECT_EQ(result->threshold, 512) << result->reason;
 }
 
+// A clean step: the candidate takes half the baseline's time from `step` on
+// and one and a half times it below, with the Model's 1% spread.
+CrossoverProbeFunction clean_step(std::int64_t step, std::vector<std::int64_t>& probed) {
+  return [step, &probed](std::int64_t size) -> Result<PathTimings> {
+    probed.push_back(size);
+    const double candidate_share = size >= step ? 0.5 : 1.5;
+    PathTimings t;
+    for (int i = -2; i <= 2; ++i) {
+      t.baseline_ms.push_back(static_cast<double>(size) * (1 + 0.01 * i));
+      t.candidate_ms.push_back(static_cast<double>(size) * candidate_share * (1 + 0.01 * i));
+    }
+    return t;
+  };
+}
+
+TEST(CrossoverSearch, ACleanStepIsFoundWithin25Percent) {
+  for (const double margin : {0.05, 0.15}) {
+    for (const std::int64_t step : std::vector<std::int64_t>{777, 5000, 40000, 1 << 20}) {
+      std::vector<std::int64_t> probed;
+      CrossoverOptions options;
+      options.margin = margin;
+      auto result = find_crossover(options, clean_step(step, probed));
+      ASSERT_TRUE(result.ok()) << result.error().message();
+      ASSERT_TRUE(result->threshold.has_value()) << result->reason;
+      EXPECT_GE(*result->threshold, step) << "margin " << margin << ": " << result->reason;
+      EXPECT_LE(*result->threshold, step + step / 4) << "margin " << margin << ": " << result->reason;
+      EXPECT_LE(probed.size(), 30u) << "step " << step;
+    }
+  }
+}
+
+TEST(CrossoverSearch, AStepAt5000CostsTwentyProbes) {
+  std::vector<std::int64_t> probed;
+  auto result = find_crossover({}, clean_step(5000, probed));
+  ASSERT_TRUE(result.ok());
+  // Doubling loses up to 4096 and wins at 8192, confirmed at 16384; 5793
+  // wins, confirmed at 6889; 4871 loses; 5312 wins, confirmed at 5547, and
+  // 5547 / 4871 is within the refine ratio.
+  EXPECT_EQ(probed, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                               5793, 6889, 4871, 5312, 5547}));
+  EXPECT_EQ(result->threshold, 5547) << result->reason;
+  EXPECT_EQ(result->reason,
+            "the candidate wins from size 5547 (two consecutive wins by at least 5%, at 5312 and 5547)");
+}
+
+TEST(CrossoverSearch, EveryCleanStepIsFoundWithinTheRefineRatioOfTheLargestLossBelowIt) {
+  // Every step from 9 to 300, then steps 7% apart up to 4 million: the
+  // threshold is a size the candidate won, and at most 1.25 times a size it
+  // lost, so within 25% of the step wherever it lies. (Below 9 no integer
+  // size above the step is within 25% of the size below it.)
+  for (std::int64_t step = 9; step < (1 << 22); step = step < 300 ? step + 1 : step * 107 / 100) {
+    std::vector<std::int64_t> probed;
+    auto result = find_crossover({}, clean_step(step, probed));
+    ASSERT_TRUE(result.ok());
+    ASSERT_TRUE(result->threshold.has_value()) << "step " << step << ": " << result->reason;
+    const std::int64_t threshold = *result->threshold;
+    std::int64_t largest_loss = 0;
+    for (const CrossoverProbe& p : result->probes) {
+      if (p.verdict != ProbeVerdict::CANDIDATE_WINS && p.size < threshold) {
+        largest_loss = std::max(largest_loss, p.size);
+      }
+    }
+    EXPECT_GE(threshold, step) << result->reason;
+    EXPECT_LE(static_cast<double>(threshold), 1.25 * static_cast<double>(largest_loss)) << "step " << step;
+    // Doubling to the step and its confirmation, then four to six more.
+    const auto doubling = static_cast<std::size_t>(std::ceil(std::log2(static_cast<double>(step)))) + 2;
+    EXPECT_LE(probed.size(), doubling + 6) << "step " << step;
+  }
+}
+
+TEST(CrossoverSearch, ASingleNoisyWinAtAnyMeasurementDoesNotMoveTheThresholdBelowTheStep) {
+  // The clean step at 5000, except that one measurement, the k-th, reports
+  // a clear candidate win whatever the size: the threshold stays at or
+  // above the step and within 25% of it.
+  std::vector<std::int64_t> clean_probes;
+  ASSERT_TRUE(find_crossover({}, clean_step(5000, clean_probes)).ok());
+  for (std::size_t k = 0; k < clean_probes.size(); ++k) {
+    std::vector<std::int64_t> probed;
+    const CrossoverProbeFunction clean = clean_step(5000, probed);
+    CrossoverProbeFunction noisy = [&](std::int64_t size) -> Result<PathTimings> {
+      Result<PathTimings> t = clean(size);
+      if (probed.size() == k + 1) t->candidate_ms = std::vector<double>(5, static_cast<double>(size) * 0.5);
+      return t;
+    };
+    auto result = find_crossover({}, noisy);
+    ASSERT_TRUE(result.ok());
+    ASSERT_TRUE(result->threshold.has_value()) << "noisy measurement " << k << ": " << result->reason;
+    EXPECT_GE(*result->threshold, 5000) << "noisy measurement " << k << " at " << probed[k] << ": " << result->reason;
+    EXPECT_LE(*result->threshold, 6250) << "noisy measurement " << k << " at " << probed[k] << ": " << result->reason;
+  }
+}
+
+TEST(CrossoverSearch, ASizeThatAlwaysWinsBelowTheStepDoesNotMoveTheThresholdBelowIt) {
+  // The clean step at 5000, except that one size below it (each size the
+  // clean search measured, in turn) always reports a clear candidate win,
+  // as a size with a lucky alignment would: the threshold stays at or above
+  // the step and within 25% of it.
+  std::vector<std::int64_t> clean_probes;
+  ASSERT_TRUE(find_crossover({}, clean_step(5000, clean_probes)).ok());
+  for (const std::int64_t lucky : clean_probes) {
+    if (lucky >= 5000) continue;
+    std::vector<std::int64_t> probed;
+    const CrossoverProbeFunction clean = clean_step(5000, probed);
+    CrossoverProbeFunction noisy = [&](std::int64_t size) -> Result<PathTimings> {
+      Result<PathTimings> t = clean(size);
+      if (size == lucky) t->candidate_ms = std::vector<double>(5, static_cast<double>(size) * 0.5);
+      return t;
+    };
+    auto result = find_crossover({}, noisy);
+    ASSERT_TRUE(result.ok());
+    ASSERT_TRUE(result->threshold.has_value()) << "lucky size " << lucky << ": " << result->reason;
+    EXPECT_GE(*result->threshold, 5000) << "lucky size " << lucky << ": " << result->reason;
+    EXPECT_LE(*result->threshold, 6250) << "lucky size " << lucky << ": " << result->reason;
+  }
+}
+
 // A candidate that ties the baseline (within the margin) up to 4096 and
 // wins clearly from there; the baseline wins below `baseline_until`.
 CrossoverProbeFunction tie_then_win(std::int64_t baseline_until, std::vector<std::int64_t>& probed) {
@@ -193,7 +311,7 @@ TEST(CrossoverSearch, APreferredThresholdInTheTieIsKept) {
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->threshold, 32) << result->reason;
   EXPECT_EQ(result->reason,
-            "the candidate wins from size 4871 (two consecutive wins by at least 5%); the preferred threshold 32 is "
+            "the candidate wins from size 4467 (two consecutive wins by at least 5%); the preferred threshold 32 is "
             "kept: the baseline last won at 4");
 }
 
@@ -226,7 +344,7 @@ TEST(CrossoverSearch, ABaselineWinThatIsNotReproducedKeepsThePreferredThreshold)
   EXPECT_EQ(measured_at_64, 2);
   EXPECT_EQ(result->probes.back().size, 64);  // the recheck comes last
   EXPECT_EQ(result->reason,
-            "the candidate wins from size 4871 (two consecutive wins by at least 5%); the preferred threshold 32 is "
+            "the candidate wins from size 4467 (two consecutive wins by at least 5%); the preferred threshold 32 is "
             "kept: the baseline last won at 4");
 }
 
