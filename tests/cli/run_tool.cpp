@@ -19,7 +19,7 @@ std::string slurp(const std::string& path) {
 }
 
 // stdout_path null: standard output is captured into `out`.
-ToolRun run_with(const std::vector<std::string>& arguments, const char* stdout_path) {
+ToolRun run_with(const std::string& program, const std::vector<std::string>& arguments, const char* stdout_path) {
   char out_path[] = "/tmp/tunekit-cli-out-XXXXXX";
   char err_path[] = "/tmp/tunekit-cli-err-XXXXXX";
   const int out_fd = stdout_path ? ::open(stdout_path, O_WRONLY | O_CLOEXEC) : mkstemp(out_path);
@@ -30,7 +30,7 @@ ToolRun run_with(const std::vector<std::string>& arguments, const char* stdout_p
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
     std::vector<char*> argv;
-    std::string tool = TUNEKIT_TOOL_PATH;
+    std::string tool = program;
     argv.push_back(tool.data());
     std::vector<std::string> copies = arguments;
     for (std::string& a : copies) argv.push_back(a.data());
@@ -54,10 +54,14 @@ ToolRun run_with(const std::vector<std::string>& arguments, const char* stdout_p
 
 }  // namespace
 
-ToolRun run_tool(const std::vector<std::string>& arguments) { return run_with(arguments, nullptr); }
+ToolRun run_tool(const std::vector<std::string>& arguments) { return run_with(TUNEKIT_TOOL_PATH, arguments, nullptr); }
+
+ToolRun run_program(const std::string& program, const std::vector<std::string>& arguments) {
+  return run_with(program, arguments, nullptr);
+}
 
 ToolRun run_tool_with_stdout(const std::vector<std::string>& arguments, const std::string& stdout_path) {
-  return run_with(arguments, stdout_path.c_str());
+  return run_with(TUNEKIT_TOOL_PATH, arguments, stdout_path.c_str());
 }
 
 }  // namespace tunekit::testing

@@ -1,4 +1,4 @@
-// Runs the tunekit executable with arguments and captures its exit code,
+// Runs the tunekit executable (or another program) with arguments and captures its exit code,
 // standard output and standard error.
 #pragma once
 
@@ -14,6 +14,9 @@ struct ToolRun {
 };
 
 ToolRun run_tool(const std::vector<std::string>& arguments);
+
+// As run_tool, for another executable (a driver built for a test).
+ToolRun run_program(const std::string& program, const std::vector<std::string>& arguments);
 
 // As run_tool, with standard output going to `stdout_path` (such as
 // /dev/full) instead of being captured; `out` stays empty.

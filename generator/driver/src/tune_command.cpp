@@ -15,6 +15,9 @@
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
 #include "tunekit/internal/knob_json.hpp"
+#include "tunekit/internal/value_json.hpp"
+#include "tunekit/graph/engine_knob_sweep.hpp"
+#include "tunekit/graph/engine_sweep.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_buffers.hpp"
 #include "tunekit/graph/graph_file.hpp"
@@ -47,12 +50,34 @@ struct Problem {
   std::string file;
   std::string shape_set;  // "base" (the file's own dims) or a shape set's name
   std::vector<graph::AutotuneResult> results;
+  std::vector<graph::EngineKnobSweep> sweeps;  // per applicable engine: the knob values tried
   std::string error;
   int exit_code = 0;
 };
 
+// One line per knob whose sweep left valid values out or tried only its
+// default, and per engine whose knobs were not combined in full.
+void print_sweep_notes(const Problem& p) {
+  for (const graph::EngineKnobSweep& engine : p.sweeps) {
+    for (const graph::KnobSweepValues& knob : engine.knobs) {
+      if (knob.rule != graph::KnobSweepRule::SAMPLED && knob.rule != graph::KnobSweepRule::DEFAULT_ONLY) continue;
+      fmt::print("  knob '{}' of engine '{}': {}\n", knob.knob_id, engine.engine_name,
+                 graph::describe_knob_sweep(knob));
+    }
+    if (engine.combining != graph::KnobCombining::EVERY_COMBINATION) {
+      fmt::print("  engine '{}': the {} combinations of its knobs exceed the limit of {}; {} ({} candidates)\n",
+                 engine.engine_name, engine.combinations, graph::kSweepErrorThreshold,
+                 engine.combining == graph::KnobCombining::EACH_KNOB_ALONE
+                     ? "each knob is swept alone, the others at their defaults"
+                     : "only the defaults are tried",
+                 engine.variants.size() + 1);
+    }
+  }
+}
+
 void print_table(const Problem& p) {
   fmt::print("{} [{}]\n", p.file, p.shape_set);
+  print_sweep_notes(p);
   if (!p.error.empty()) fmt::print("  failed: {}\n", p.error);
   if (p.results.empty()) return;
   fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  {}\n", "rank", "engine", "knobs", "min ms",
@@ -68,6 +93,30 @@ void print_table(const Problem& p) {
                  "-", "-", r.iterations_run, r.workspace_size, r.error_message);
     }
   }
+}
+
+nlohmann::json sweep_json(const graph::EngineKnobSweep& engine) {
+  nlohmann::json knobs = nlohmann::json::array();
+  for (const graph::KnobSweepValues& knob : engine.knobs) {
+    nlohmann::json values = nlohmann::json::array();
+    for (const graph::KnobValue& v : knob.values) values.push_back(internal::value_to_json(v));
+    nlohmann::json left_out = nlohmann::json::array();
+    for (const graph::KnobValueRun& run : knob.left_out) left_out.push_back({run.first, run.last});
+    knobs.push_back({{"knob_id", knob.knob_id},
+                     {"rule", graph::to_string(knob.rule)},
+                     {"default", internal::value_to_json(knob.default_value)},
+                     {"values", std::move(values)},
+                     {"valid_count", knob.valid_count ? nlohmann::json(*knob.valid_count) : nlohmann::json()},
+                     {"step", knob.step},
+                     {"left_out_count", knob.left_out_count()},
+                     {"left_out", std::move(left_out)}});
+  }
+  return {{"engine_id", engine.engine_id},
+          {"engine_name", engine.engine_name},
+          {"combinations", engine.combinations},
+          {"combining", graph::to_string(engine.combining)},
+          {"candidates", engine.variants.size() + 1},
+          {"knobs", std::move(knobs)}};
 }
 
 nlohmann::json problem_json(const Problem& p) {
@@ -87,6 +136,9 @@ nlohmann::json problem_json(const Problem& p) {
   }
   nlohmann::json out{{"graph", p.file}, {"candidates", std::move(candidates)}};
   out["shape_set"] = p.shape_set;
+  nlohmann::json sweeps = nlohmann::json::array();
+  for (const graph::EngineKnobSweep& engine : p.sweeps) sweeps.push_back(sweep_json(engine));
+  out["knob_sweeps"] = std::move(sweeps);
   if (!p.error.empty()) out["error"] = p.error;
   return out;
 }
@@ -104,40 +156,18 @@ void fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers) 
   }
 }
 
-// Candidate values of a knob: its allowed values, else the powers of two
-// within its bounds that it accepts (at most 8).
-std::vector<graph::KnobValue> sweep_values(const graph::Knob& knob) {
-  if (!knob.allowed_values.empty()) return knob.allowed_values;
-  std::vector<graph::KnobValue> values;
-  if (knob.type != graph::KnobType::INT || !knob.min_value || !knob.max_value) return values;
-  const std::int64_t low = knob.min_value->as_int().value_or(0);
-  const std::int64_t high = knob.max_value->as_int().value_or(0);
-  for (std::int64_t v = 1; v <= high && values.size() < 8; v *= 2) {
-    if (v >= low && graph::normalize_knob_value(knob, v).ok()) values.push_back(v);
-  }
-  return values;
-}
-
-// Every applicable engine with each value of its tunable knobs (the default
-// candidates are already stored; duplicates are dropped by the graph).
-Error add_knob_sweeps(graph::Graph& g) {
+// Every applicable engine with the knob settings graph::engine_knob_sweep
+// chooses (the all-defaults candidates are already stored); what was chosen
+// goes to `sweeps` for the report.
+Error add_knob_sweeps(graph::Graph& g, std::vector<graph::EngineKnobSweep>& sweeps) {
   std::vector<graph::EngineConfigInfo> configs;
   TUNEKIT_RETURN_IF_ERROR(g.get_engine_configs(configs));
-  std::vector<graph::EngineSweepSpec> sweeps;
+  std::vector<graph::EngineVariant> variants;
   for (const graph::EngineConfigInfo& config : configs) {
-    graph::EngineSweepSpec sweep;
-    sweep.engine_id = config.engine_id;
-    for (const graph::Knob& knob : config.knobs) {
-      if (knob.id == graph::kBenchmarkingKnob) continue;
-      std::vector<graph::KnobValue> values;
-      for (graph::KnobValue& v : sweep_values(knob)) {
-        if (!(v == knob.default_value)) values.push_back(std::move(v));  // the default is already a candidate
-      }
-      if (!values.empty()) sweep.axes.push_back({knob.id, std::move(values)});
-    }
-    if (!sweep.axes.empty()) sweeps.push_back(std::move(sweep));
+    sweeps.push_back(graph::engine_knob_sweep(config));
+    variants.insert(variants.end(), sweeps.back().variants.begin(), sweeps.back().variants.end());
   }
-  return sweeps.empty() ? Error::ok() : g.add_engine_sweep(sweeps);
+  return variants.empty() ? Error::ok() : g.add_engine_variants(variants);
 }
 
 void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_t> shape_set, graph::Handle& handle,
@@ -152,7 +182,7 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   graph::Graph& g = *made;
   if (Error e = g.build_operation_graph(&handle); e.is_bad()) return fail(2, e.message());
   if (Error e = g.add_all_engines(); e.is_bad()) return fail(1, e.message());
-  if (Error e = add_knob_sweeps(g); e.is_bad()) return fail(1, e.message());
+  if (Error e = add_knob_sweeps(g, p.sweeps); e.is_bad()) return fail(1, e.message());
   std::int64_t workspace_size = 0;
   if (Error e = g.get_estimated_max_workspace_size(workspace_size); e.is_bad()) return fail(1, e.message());
   if (options.workspace_limit >= 0) workspace_size = options.workspace_limit;
@@ -237,7 +267,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
       return 2;
     }
     for (const auto& set : *sets) {
-      Problem p{path, graph::shape_name(*file, set), {}, {}, 0};
+      Problem p{path, graph::shape_name(*file, set), {}, {}, {}, 0};
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;

@@ -57,7 +57,12 @@ Error check_value(const Knob& knob, const KnobValue& value) {
   }
   if (knob.type == KnobType::INT && knob.step && *knob.step > 0) {
     const std::int64_t base = knob.min_value ? knob.min_value->as_int().value_or(0) : 0;
-    if ((*value.as_int() - base) % *knob.step != 0) {
+    // The distance in uint64 (modular, so exact even from INT64_MIN to INT64_MAX);
+    // a value below base was refused above, unless base is the implicit 0.
+    const std::int64_t v = *value.as_int();
+    const std::uint64_t distance = v >= base ? static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(base)
+                                             : static_cast<std::uint64_t>(base) - static_cast<std::uint64_t>(v);
+    if (distance % static_cast<std::uint64_t>(*knob.step) != 0) {
       return invalid(knob, fmt::format("must be {} plus a multiple of {}, got {}", base, *knob.step, value.to_text()));
     }
   }

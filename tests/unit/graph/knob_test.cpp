@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace tunekit::graph {
 namespace {
 
@@ -32,6 +34,25 @@ TEST(Knob, IntValuesAreCheckedAgainstBoundsAndStep) {
   EXPECT_EQ(normalize_knob_value(tile(), 40).error().message(),
             "knob 'tile_m' must be 16 plus a multiple of 16, got 40");
   EXPECT_EQ(normalize_knob_value(tile(), 48).error().code(), ErrorCode::OK);
+}
+
+TEST(Knob, TheStepIsCheckedWithoutOverflowAcrossTheWholeInt64Range) {
+  Knob k;
+  k.id = "offset";
+  k.min_value = std::numeric_limits<std::int64_t>::min();
+  k.max_value = std::numeric_limits<std::int64_t>::max();
+  k.step = std::int64_t{1} << 62;
+  EXPECT_TRUE(normalize_knob_value(k, 0).ok());  // 2^63 above the minimum
+  EXPECT_TRUE(normalize_knob_value(k, std::int64_t{1} << 62).ok());
+  EXPECT_EQ(normalize_knob_value(k, std::numeric_limits<std::int64_t>::max()).error().message(),
+            "knob 'offset' must be -9223372036854775808 plus a multiple of 4611686018427387904, got "
+            "9223372036854775807");
+  Knob no_minimum;  // the implicit base 0: multiples of the step on either side
+  no_minimum.id = "shift";
+  no_minimum.step = 4;
+  EXPECT_TRUE(normalize_knob_value(no_minimum, -8).ok());
+  EXPECT_FALSE(normalize_knob_value(no_minimum, -6).ok());
+  EXPECT_TRUE(normalize_knob_value(no_minimum, std::numeric_limits<std::int64_t>::min()).ok());
 }
 
 TEST(Knob, TypesDoNotConvertExceptIntegersToDouble) {
