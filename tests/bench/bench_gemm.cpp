@@ -5,11 +5,12 @@
 // libraries the same way and reports GFLOP/s of each (the best batch of
 // five rounds in which every library runs one batch in turn, a batch's
 // figure its median call) and ratio = tunekit / the faster of OpenBLAS and BLIS; the geometric
-// mean of the ratios is printed at the end. tunekit runs with the
-// configuration a tuning session resolves on this machine (tunekit_cpu's
-// committed profiles and the calibration cache, --tk_cache=<file> or the
-// default cache path); where that is not the portable default, the default
-// is timed too (tunekit_default_GFLOPs, tuned_vs_default). --tk_min_time=<s> sets the
+// mean of the ratios is printed at the end. tunekit runs the Gemm of a
+// tuning session created for each thread count (GemmKernel::for_session:
+// tunekit_cpu's committed profiles and the calibration cache's entries for
+// that count, --tk_cache=<file> or the default cache path); where that is
+// not the portable default, the default is timed too
+// (tunekit_default_GFLOPs, tuned_vs_default). --tk_min_time=<s> sets the
 // length of one timed batch (default 0.2 s), --tk_rounds=<n> the rounds (default 5); --tk_path=packed|streamed
 // forces tunekit's path (default: the one its configuration chooses). Other benchmark flags are
 // Google Benchmark's (--benchmark_filter=square_256).
@@ -50,13 +51,19 @@ using tunekit::cpu::Transpose;
 double g_batch_seconds = 0.2;
 int g_rounds = 5;
 tunekit::cpu::GemmPath g_path = tunekit::cpu::GemmPath::AUTO;
-// The resolved (tuned) configuration of each type; the portable default when nothing applies.
-tunekit::cpu::GemmPackedTuning g_tuned_float, g_tuned_double;
-bool g_float_is_default = true, g_double_is_default = true;
+constexpr int kThreadCounts[] = {1, 2};
+
+// The Gemm a session for one thread count configures for one type, and
+// whether its configuration is the portable default.
+struct Tuned {
+  tunekit::cpu::GemmKernel kernel;
+  bool is_default = true;
+};
+std::map<std::pair<tunekit::DataType, int>, Tuned> g_tuned;  // (type, threads) -> kernel
 
 template <typename T>
-const tunekit::cpu::GemmPackedTuning& tuned() {
-  return sizeof(T) == 4 ? g_tuned_float : g_tuned_double;
+const Tuned& tuned(int threads) {
+  return g_tuned.at({sizeof(T) == 4 ? tunekit::DataType::FLOAT : tunekit::DataType::DOUBLE, threads});
 }
 std::map<std::string, double> g_ratios;  // benchmark name -> ratio
 
@@ -96,10 +103,9 @@ Operands<T> make(const GemmShape& s) {
 }
 
 template <typename T>
-void run_tunekit(const GemmShape& s, Operands<T>& x, int threads, const tunekit::cpu::GemmPackedTuning& config) {
-  tunekit::Error e = tunekit::cpu::GemmKernel(config).run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n,
-                                                    s.k, T(1), x.a.data(), x.lda, x.b.data(), x.ldb, T(0),
-                                                    x.c.data(), x.ldc, g_path, threads);
+void run_tunekit(const GemmShape& s, Operands<T>& x, const tunekit::cpu::GemmKernel& kernel) {
+  tunekit::Error e = kernel.run(s.trans_a ? Transpose::YES : Transpose::NO, Transpose::NO, s.m, s.n, s.k, T(1),
+                                x.a.data(), x.lda, x.b.data(), x.ldb, T(0), x.c.data(), x.ldc, g_path);
   if (e.is_bad()) std::fprintf(stderr, "tunekit Gemm: %s\n", e.message().c_str());
 }
 
@@ -177,14 +183,15 @@ template <typename T>
 void bench(benchmark::State& state, const GemmShape& s, int threads, const std::string& name) {
   Operands<T> x = make<T>(s);
   const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-  const tunekit::cpu::GemmPackedTuning& config = tuned<T>();
-  const bool tuned_is_default = sizeof(T) == 4 ? g_float_is_default : g_double_is_default;
+  const tunekit::cpu::GemmKernel& kernel = tuned<T>(threads).kernel;
+  const bool tuned_is_default = tuned<T>(threads).is_default;
+  const tunekit::cpu::GemmKernel portable({}, {}, kernel.threads());
   // OpenBLAS (pthreads, not the OpenMP pool) gets its threads only for its turn.
   std::vector<Contender> contenders = {
-      {[&] { run_tunekit(s, x, threads, config); }},
+      {[&] { run_tunekit(s, x, kernel); }},
       {[&] { run_blis(s, x); }, [&] { bli_thread_set_num_threads(threads); }},
       {[&] { run_openblas(s, x); }, [&] { openblas_set_num_threads(threads); }, [] { openblas_set_num_threads(1); }}};
-  if (!tuned_is_default) contenders.push_back({[&] { run_tunekit(s, x, threads, {}); }});
+  if (!tuned_is_default) contenders.push_back({[&] { run_tunekit(s, x, portable); }});
   run_rounds(contenders);
   const double tunekit = flops / contenders[0].best_seconds * 1e-9;
   const double blis = flops / contenders[1].best_seconds * 1e-9;
@@ -192,7 +199,7 @@ void bench(benchmark::State& state, const GemmShape& s, int threads, const std::
   const double tunekit_default = tuned_is_default ? tunekit : flops / contenders[3].best_seconds * 1e-9;
   std::this_thread::sleep_for(std::chrono::milliseconds(250));
   for (auto _ : state) {
-    run_tunekit(s, x, threads, config);
+    run_tunekit(s, x, kernel);
     benchmark::DoNotOptimize(x.c.data());
   }
   const double ratio = tunekit / std::max(openblas, blis);
@@ -206,8 +213,9 @@ void bench(benchmark::State& state, const GemmShape& s, int threads, const std::
 }
 
 // Registers tunekit_cpu (schemas, committed profiles), loads the calibration
-// cache (read only; a missing file is fine) and resolves both Gemm keys in
-// one session, printing where each configuration came from.
+// cache (read only; a missing file is fine; the entries of every thread
+// count) and configures the Gemm of both types in a session per thread
+// count, printing where each configuration came from.
 tunekit::Error resolve_tuned_configurations(const std::optional<std::string>& cache_path) {
   namespace tuning = tunekit::tuning;
   tunekit::cpu::register_tunekit_cpu();
@@ -216,19 +224,21 @@ tunekit::Error resolve_tuned_configurations(const std::optional<std::string>& ca
   if (cache_path) options.path = *cache_path;
   const tuning::KernelTuningCacheLoadReport loaded = tuning::LoadKernelTuningCache({}, options);
   std::printf("calibration cache: %s\n", loaded.summary().c_str());
-  auto session = tuning::TuningSession::create();
-  if (!session.ok()) return session.error();
-  for (tunekit::DataType type : {tunekit::DataType::FLOAT, tunekit::DataType::DOUBLE}) {
-    const tuning::KernelTuningKey key = tunekit::cpu::gemm_key(type);
-    auto config = session->try_configure(tunekit::cpu::gemm_packed_binding(), key);
-    if (!config.ok()) return config.error();
-    (type == tunekit::DataType::FLOAT ? g_tuned_float : g_tuned_double) = *config;
-    const tuning::Resolution resolution = session->resolve(key);
-    (type == tunekit::DataType::FLOAT ? g_float_is_default : g_double_is_default) =
-        resolution.source == tuning::ResolutionSource::PORTABLE_DEFAULT;
-    std::printf("tunekit %s: %s%s%s\n", std::string(tunekit::core::to_string(type)).c_str(),
-                std::string(tuning::to_string(resolution.source)).c_str(),
-                resolution.profile_name.empty() ? "" : " ", resolution.profile_name.c_str());
+  for (int threads : kThreadCounts) {
+    tuning::TuningSessionOptions session_options;
+    session_options.threads = static_cast<std::uint32_t>(threads);
+    auto session = tuning::TuningSession::create(std::move(session_options));
+    if (!session.ok()) return session.error();
+    for (tunekit::DataType type : {tunekit::DataType::FLOAT, tunekit::DataType::DOUBLE}) {
+      auto kernel = tunekit::cpu::GemmKernel::for_session(*session, type);
+      if (!kernel.ok()) return kernel.error();
+      const tuning::Resolution resolution = session->resolve(tunekit::cpu::gemm_key(type));
+      g_tuned.insert_or_assign({type, threads},
+                               Tuned{*kernel, resolution.source == tuning::ResolutionSource::PORTABLE_DEFAULT});
+      std::printf("tunekit %s, threads %d (session: %d): %s%s%s\n", std::string(tunekit::core::to_string(type)).c_str(),
+                  threads, kernel->threads(), std::string(tuning::to_string(resolution.source)).c_str(),
+                  resolution.profile_name.empty() ? "" : " ", resolution.profile_name.c_str());
+    }
   }
   return tunekit::Error::ok();
 }
@@ -268,7 +278,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const GemmShape& s : kShapes) {
-    for (int threads : {1, 2}) {
+    for (int threads : kThreadCounts) {
       for (bool is_float : {true, false}) {
         const std::string name = std::string("gemm/") + (is_float ? "float/" : "double/") + s.name +
                                  "/threads:" + std::to_string(threads);

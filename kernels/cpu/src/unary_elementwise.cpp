@@ -86,13 +86,13 @@ ExecutionPath UnaryElementwiseKernel::choose_path(std::int64_t elements) const n
   return ExecutionPath::PARALLEL_SIMD;
 }
 
-int elementwise_team(std::int64_t maximum_threads, int threads) noexcept {
+int elementwise_team(std::int64_t maximum_threads, int threads, int limit) noexcept {
   if (threads > 0) return threads;
-  return static_cast<int>(std::clamp<std::int64_t>(maximum_threads, 1, omp_get_max_threads()));
+  return static_cast<int>(std::clamp<std::int64_t>(maximum_threads, 1, limit > 0 ? limit : omp_get_max_threads()));
 }
 
 int UnaryElementwiseKernel::team(int threads) const noexcept {
-  return elementwise_team(config_.maximum_threads, threads);
+  return elementwise_team(config_.maximum_threads, threads, threads_);
 }
 
 Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& output, ExecutionPath path,

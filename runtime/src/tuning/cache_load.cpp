@@ -41,6 +41,7 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
   KernelTuningRegistry& registry = cache_support::registry_of(options);
   const RegisteredSchemas schemas(registry.snapshot());
   const platform::CpuExecutionDescriptor execution = cache_support::current_execution(options);
+  const std::string identity = platform::execution_identity_string(execution);
 
   // One report per entry, in file order.
   std::map<std::size_t, KernelTuningCacheEntryReport> by_index;
@@ -64,6 +65,7 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
     r.line = item.line;
     r.key = entry.complete_key();
     r.name = entry.name;
+    r.effective_threads = entry.execution.effective_threads;
     const auto set = [&](EntryStatus status, std::string field, std::string reason) {
       r.status = status;
       r.field = std::move(field);
@@ -90,7 +92,11 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
       set(EntryStatus::INVALID, "parameters", e.message());
       continue;
     }
-    if (auto difference = platform::first_identity_difference(entry.execution, execution)) {
+    // Another thread count of this processor is published for its own
+    // execution, which only a session for that thread count resolves.
+    platform::CpuExecutionDescriptor compared = entry.execution;
+    if (options.load_every_thread_count) compared.effective_threads = execution.effective_threads;
+    if (auto difference = platform::first_identity_difference(compared, execution)) {
       set(EntryStatus::INCOMPATIBLE, difference->field, difference->to_string());
       continue;
     }
@@ -110,7 +116,7 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
     candidate_index.push_back(item.index);
   }
 
-  std::set<KernelTuningKey> loaded_keys;
+  std::set<KernelTuningKey> loaded_for_execution;
   if (!candidates.empty()) {
     if (Error e = registry.try_publish_calibrated(std::move(candidates)); e.is_bad()) {
       for (std::size_t index : candidate_index) {
@@ -120,7 +126,10 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
       log::warn("cache: nothing published from {}: {}", parsed.source, e.message());
     } else {
       report.published_generation = registry.generation_number();
-      for (std::size_t index : candidate_index) loaded_keys.insert(by_index[index].key->key);
+      for (std::size_t index : candidate_index) {
+        const KernelTuningCacheEntryKey& loaded = *by_index[index].key;
+        if (loaded.execution_identity == identity) loaded_for_execution.insert(loaded.key);
+      }
     }
   }
   for (auto& [index, entry_report] : by_index) {
@@ -133,7 +142,7 @@ void judge(ParsedKernelTuningCache& parsed, const KernelCalibrationSelection& se
     report.entries.push_back(std::move(entry_report));
   }
   for (const KernelTuningKey& key : selected_keys(schemas, selection)) {
-    if (!loaded_keys.count(key)) report.missing.push_back(key);
+    if (!loaded_for_execution.count(key)) report.missing.push_back(key);
   }
 }
 

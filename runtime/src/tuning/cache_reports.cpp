@@ -1,5 +1,8 @@
 // Stable names of the cache report statuses and the one-line summaries.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
@@ -70,10 +73,21 @@ std::string KernelTuningCacheLoadReport::summary() const {
   if (!file_reason.empty()) text += fmt::format(" ({})", file_reason);
   if (!salvage_reason.empty()) text += fmt::format(" (recovered piece by piece: {})", salvage_reason);
   std::vector<std::string> parts;
-  for (auto status : {KernelTuningCacheEntryStatus::LOADED, KernelTuningCacheEntryStatus::SKIPPED,
-                      KernelTuningCacheEntryStatus::INCOMPATIBLE, KernelTuningCacheEntryStatus::STALE_ABI,
-                      KernelTuningCacheEntryStatus::UNREGISTERED, KernelTuningCacheEntryStatus::INVALID,
-                      KernelTuningCacheEntryStatus::DUPLICATE}) {
+  if (std::size_t n = count(KernelTuningCacheEntryStatus::LOADED); n > 0) {
+    // Entries of several thread counts load together; say how many each has.
+    std::map<std::uint32_t, std::size_t> per_threads;
+    for (const KernelTuningCacheEntryReport* entry : with_status(KernelTuningCacheEntryStatus::LOADED)) {
+      ++per_threads[entry->effective_threads];
+    }
+    std::vector<std::string> counts;
+    for (const auto& [threads, entries] : per_threads) {
+      counts.push_back(fmt::format("{} for {} thread{}", entries, threads, threads == 1 ? "" : "s"));
+    }
+    parts.push_back(fmt::format("{} loaded ({})", n, fmt::join(counts, ", ")));
+  }
+  for (auto status : {KernelTuningCacheEntryStatus::SKIPPED, KernelTuningCacheEntryStatus::INCOMPATIBLE,
+                      KernelTuningCacheEntryStatus::STALE_ABI, KernelTuningCacheEntryStatus::UNREGISTERED,
+                      KernelTuningCacheEntryStatus::INVALID, KernelTuningCacheEntryStatus::DUPLICATE}) {
     if (std::size_t n = count(status); n > 0) parts.push_back(fmt::format("{} {}", n, to_string(status)));
   }
   if (!parts.empty()) text += fmt::format(": {}", fmt::join(parts, ", "));

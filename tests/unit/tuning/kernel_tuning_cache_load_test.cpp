@@ -1,7 +1,8 @@
 // LoadKernelTuningCache with hand-built processors: every entry category of
 // the report (loaded, skipped, incompatible with the field named, stale ABI,
-// unregistered, invalid, duplicate), missing registered keys, file-level
-// statuses, and publication of whole entries in one generation.
+// unregistered, invalid, duplicate), entries of other thread counts loaded
+// for their own executions, missing registered keys, file-level statuses,
+// and publication of whole entries in one generation.
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
 #include <gmock/gmock.h>
@@ -74,6 +75,8 @@ struct IdentityCase {
 };
 
 TEST_F(CacheTest, IncompatibleEntryNamesTheFirstDifferingIdentityField) {
+  // Every identity field counts, the thread count too.
+  options.load_every_thread_count = false;
   const std::vector<IdentityCase> cases = {
       {"architecture", [](auto& e) { e.processor.architecture = "aarch64"; }},
       {"vendor", [](auto& e) { e.processor.vendor = "Intel"; }},
@@ -104,6 +107,74 @@ TEST_F(CacheTest, IncompatibleEntryNamesTheFirstDifferingIdentityField) {
     EXPECT_FALSE(report.published_generation);
     EXPECT_EQ(report.missing.size(), 2u);
   }
+}
+
+TEST_F(CacheTest, EntriesOfOtherThreadCountsLoadEachForItsOwnExecution) {
+  // This process runs on 2 threads; the cache holds float calibrations for
+  // 1, 2 and 16 threads of the same processor, and one of another model.
+  platform::CpuExecutionDescriptor other_model = milan(1);
+  other_model.processor.model = 8;
+  write_entries({entry(calibrated(DataType::FLOAT, milan(1), 16)), entry(calibrated(DataType::FLOAT, milan(2), 32)),
+                 entry(calibrated(DataType::FLOAT, milan(16), 64)), entry(calibrated(DataType::DOUBLE, other_model, 8))});
+  KernelTuningRegistry fresh;
+  for (DataType t : {DataType::FLOAT, DataType::DOUBLE}) register_schemas(fresh, t);
+  const std::uint64_t before = fresh.generation_number();
+  KernelTuningCacheOptions o = options;
+  o.registry = &fresh;
+  auto report = LoadKernelTuningCache({}, o);
+  ASSERT_EQ(report.entries.size(), 4u);
+  std::vector<std::uint32_t> loaded_threads;
+  for (const KernelTuningCacheEntryReport* e : report.with_status(EntryStatus::LOADED)) {
+    loaded_threads.push_back(e->effective_threads);
+  }
+  EXPECT_THAT(loaded_threads, ::testing::UnorderedElementsAre(1u, 2u, 16u));
+  auto incompatible = report.with_status(EntryStatus::INCOMPATIBLE);
+  ASSERT_EQ(incompatible.size(), 1u);
+  EXPECT_EQ(incompatible[0]->field, "model");
+  EXPECT_EQ(fresh.generation_number(), before + 1) << "every thread count in one generation";
+  EXPECT_EQ(report.summary(),
+            "read " + path.string() + ": 3 loaded (1 for 1 thread, 1 for 2 threads, 1 for 16 threads), 1 incompatible; "
+            "1 registered keys missing");
+
+  // Each execution resolves its own values; a thread count without an
+  // entry gets none of them.
+  auto generation = fresh.snapshot();
+  EXPECT_EQ(generation->calibrated_profiles(gemm_key(DataType::FLOAT)).size(), 3u);
+  for (auto [threads, tile_k] : {std::pair<std::uint32_t, std::int64_t>{1, 16}, {2, 32}, {16, 64}}) {
+    SCOPED_TRACE(threads);
+    Resolution r = generation->resolve(gemm_key(DataType::FLOAT), milan(threads));
+    EXPECT_EQ(r.source, ResolutionSource::CALIBRATED);
+    EXPECT_EQ(r.parameters.values.at("algorithm.tile_k"), Value(tile_k));
+  }
+  Resolution four = generation->resolve(gemm_key(DataType::FLOAT), milan(4), {}, true);
+  EXPECT_EQ(four.source, ResolutionSource::PORTABLE_DEFAULT);
+  ASSERT_EQ(four.rejected.size(), 3u);
+  for (const RejectedCandidate& c : four.rejected) EXPECT_THAT(c.reason, HasSubstr("measured for another execution"));
+}
+
+TEST_F(CacheTest, KeysWithoutAnEntryForThisThreadCountAreMissing) {
+  // Float is calibrated for 1 thread only, double for this execution's 2.
+  write_entries({entry(calibrated(DataType::FLOAT, milan(1))), entry(calibrated(DataType::DOUBLE, milan(2)))});
+  KernelTuningRegistry fresh;
+  auto report = load_fresh(fresh);
+  EXPECT_EQ(report.count(EntryStatus::LOADED), 2u) << report.summary();
+  EXPECT_EQ(report.missing, std::vector<KernelTuningKey>{gemm_key(DataType::FLOAT)});
+}
+
+TEST_F(CacheTest, OtherThreadCountsAreIncompatibleWhenOnlyThisExecutionLoads) {
+  write_entries({entry(calibrated(DataType::FLOAT, milan(1))), entry(calibrated(DataType::FLOAT, milan(2), 64))});
+  options.load_every_thread_count = false;
+  KernelTuningRegistry fresh;
+  auto report = load_fresh(fresh);
+  ASSERT_EQ(report.entries.size(), 2u);
+  auto incompatible = report.with_status(EntryStatus::INCOMPATIBLE);
+  ASSERT_EQ(incompatible.size(), 1u);
+  EXPECT_EQ(incompatible[0]->field, "effective_threads");
+  EXPECT_EQ(incompatible[0]->reason, "effective_threads: stored 1, current 2");
+  EXPECT_EQ(report.count(EntryStatus::LOADED), 1u);
+  auto profiles = fresh.snapshot()->calibrated_profiles(gemm_key(DataType::FLOAT));
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].execution.effective_threads, 2u);
 }
 
 TEST_F(CacheTest, DiagnosticsOnlyDifferencesStillLoad) {

@@ -212,7 +212,7 @@ ExecutionPath BinaryElementwiseKernel::choose_path(std::int64_t elements) const 
 }
 
 int BinaryElementwiseKernel::team(int threads) const noexcept {
-  return elementwise_team(config_.maximum_threads, threads);
+  return elementwise_team(config_.maximum_threads, threads, threads_);
 }
 
 Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor& b, tuning::Tensor& output,

@@ -299,7 +299,7 @@ Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int
     scale_c(p);
     return Error::ok();
   }
-  const int team = kernel.choose_threads(p.m, p.n, p.k, threads > 0 ? threads : omp_get_max_threads());
+  const int team = kernel.team(p.m, p.n, p.k, threads);
   if (path == GemmPath::AUTO) path = kernel.choose_path(p.m, p.n, p.k, p.tb);
   return path == GemmPath::STREAMED_B ? run_streamed(p, kernel.config(), team) : run_packed(p, kernel.config(), team);
 }
@@ -324,6 +324,11 @@ GemmPath GemmKernel::choose_path(std::int64_t m, std::int64_t n, std::int64_t k,
   if (m <= config_.algorithm_skinny_m_limit) return GemmPath::STREAMED_B;
   if (trans_b == Transpose::NO && k * n < config_.algorithm_pack_b_minimum_elements) return GemmPath::STREAMED_B;
   return GemmPath::PACKED;
+}
+
+int GemmKernel::thread_limit(int threads) const noexcept {
+  if (threads > 0) return threads;
+  return threads_ > 0 ? threads_ : omp_get_max_threads();
 }
 
 int GemmKernel::choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, int maximum) const noexcept {

@@ -104,7 +104,7 @@ Error GemmKernel::run(DataType type, Transpose ta, Transpose tb, std::int64_t m,
   }
   if (Error e = gd::check_arguments(ta, tb, m, n, k, lda, ldb, ldc); e.is_bad()) return e;
   if (m == 0 || n == 0) return Error::ok();
-  const int maximum = threads > 0 ? threads : omp_get_max_threads();
+  const int maximum = thread_limit(threads);
   // The stored shapes (row-major, before op()).
   const std::int64_t a_rows = ta == Transpose::NO ? m : k, a_cols = ta == Transpose::NO ? k : m;
   const std::int64_t b_rows = tb == Transpose::NO ? k : n, b_cols = tb == Transpose::NO ? n : k;

@@ -58,6 +58,15 @@ struct KernelTuningCacheOptions {
   // The execution that load matches entries against (and that
   // prune_execution_mismatch keeps); unset: detected for this process.
   std::optional<platform::CpuExecutionDescriptor> execution;
+  // Load: an entry measured on this processor under this NUMA policy but
+  // for another effective thread count loads too, as a calibrated profile
+  // for its own execution. Resolution matches exact executions, so only a
+  // session created for that thread count (TuningSessionOptions::threads)
+  // resolves it: a program that runs at several thread counts loads the
+  // calibrations of all of them at once. False: such an entry is
+  // INCOMPATIBLE (field "effective_threads"), as an entry of another
+  // processor always is.
+  bool load_every_thread_count = true;
   // Test hook passed to store::write_file_atomically: runs after the new
   // file is complete and synced, just before it replaces the cache.
   std::function<void()> before_rename;
@@ -164,6 +173,8 @@ struct KernelTuningCacheEntryReport {
   // INVALID: the field at fault when known.
   std::string field;
   std::string reason;
+  // The effective threads the entry was measured for; 0 when it did not parse.
+  std::uint32_t effective_threads = 0;
 };
 
 struct KernelTuningCacheLoadReport {
@@ -175,7 +186,10 @@ struct KernelTuningCacheLoadReport {
   // reason"). The damaged pieces are INVALID entries with their lines.
   std::string salvage_reason;
   std::vector<KernelTuningCacheEntryReport> entries;  // one per entry, in file order
-  // Registered, selected keys that received no entry from this file.
+  // Registered, selected keys that received no entry from this file for
+  // options.execution (the detected one when unset): sessions for that
+  // execution resolve them without a calibration. An entry loaded for
+  // another thread count does not make its key present.
   std::vector<KernelTuningKey> missing;
   // The generation that published the loaded entries; nullopt when nothing
   // was published (no entry loaded).
@@ -183,7 +197,8 @@ struct KernelTuningCacheLoadReport {
 
   std::vector<const KernelTuningCacheEntryReport*> with_status(KernelTuningCacheEntryStatus status) const;
   std::size_t count(KernelTuningCacheEntryStatus status) const;
-  // "read /path: 3 loaded, 1 incompatible, ...; 2 registered keys missing"
+  // "read /path: 3 loaded (2 for 1 thread, 1 for 2 threads), 1 incompatible,
+  // ...; 2 registered keys missing"
   std::string summary() const;
 };
 
@@ -198,11 +213,13 @@ struct KernelTuningCacheLoadReport {
 // copy); key registered only under another ABI → STALE_ABI; no schema →
 // UNREGISTERED; parameters failing the schema, or a name already used by
 // another registered profile → INVALID; execution identity different from
-// options.execution (or the detected one) → INCOMPATIBLE. Diagnostics (cache
-// sizes, core counts, affinity, quota) never make an entry incompatible.
-// The LOADED entries are published together in one new generation of the
-// registry, each whole; when publication fails they are reported INVALID
-// with the registry's reason and nothing is published.
+// options.execution (or the detected one) → INCOMPATIBLE, where with
+// options.load_every_thread_count (the default) the effective thread count
+// is left out of the comparison. Diagnostics (cache sizes, core counts,
+// affinity, quota) never make an entry incompatible. The LOADED entries are
+// published together in one new generation of the registry, each whole and
+// for the execution it was measured for; when publication fails they are
+// reported INVALID with the registry's reason and nothing is published.
 KernelTuningCacheLoadReport LoadKernelTuningCache(const KernelCalibrationSelection& selection = {},
                                                   const KernelTuningCacheOptions& options = {});
 

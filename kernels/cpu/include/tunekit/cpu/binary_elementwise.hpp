@@ -14,6 +14,9 @@
 //   a vectorised exp/log replaces it later.
 // - Comparisons follow IEEE: any comparison with NaN is false.
 // - BOOL operands: any non-zero byte is true; BOOL outputs are 0 or 1.
+//
+// BinaryElementwiseKernel::for_session(session, op, type) is the kernel a
+// program uses: the session's configuration on the session's threads.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +51,17 @@ DataType output_type(BinaryOp op, DataType operand_type) noexcept;
 
 class BinaryElementwiseKernel {
  public:
-  BinaryElementwiseKernel(BinaryOp op, BinaryElementwiseTuning config) noexcept : op_(op), config_(config) {}
+  // `threads` caps the parallel path's team (0: OpenMP's thread limit).
+  BinaryElementwiseKernel(BinaryOp op, BinaryElementwiseTuning config, int threads = 0) noexcept
+      : op_(op), config_(config), threads_(threads) {}
+
+  // The kernel of `op` on operands of `operand_type` for a session: the
+  // configuration the session resolves for binary_key(op, operand_type), its
+  // team capped at the session's effective threads. INVALID_VALUE naming the
+  // operation and type when the operation does not support the type; the
+  // configuration's error naming the key when a resolved value is rejected.
+  static Result<BinaryElementwiseKernel> for_session(const tuning::TuningSession& session, BinaryOp op,
+                                                     DataType operand_type);
 
   // output = op(a, b) with a and b broadcast to output's shape (NumPy rules:
   // shapes aligned at the right, each pair of dimensions equal or one of
@@ -65,14 +78,17 @@ class BinaryElementwiseKernel {
             ExecutionPath path = ExecutionPath::AUTO, int threads = 0) const;
 
   ExecutionPath choose_path(std::int64_t output_elements) const noexcept;
-  // elementwise_team(config().maximum_threads, threads); AUTO runs serially
-  // when this is 1.
+  // elementwise_team(config().maximum_threads, threads, threads()); AUTO
+  // runs serially when this is 1.
   int team(int threads = 0) const noexcept;
+  // The cap of the team; 0 when OpenMP's limit applies.
+  int threads() const noexcept { return threads_; }
   const BinaryElementwiseTuning& config() const noexcept { return config_; }
 
  private:
   BinaryOp op_;
   BinaryElementwiseTuning config_;
+  int threads_;
 };
 
 }  // namespace tunekit::cpu

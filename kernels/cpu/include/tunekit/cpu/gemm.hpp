@@ -24,12 +24,21 @@
 //
 // The packing and widening buffers are per thread and grow only: a run
 // allocates only the first time a thread needs a larger buffer.
+//
+// GemmKernel::for_session(session, type) is the kernel a program uses: the
+// configuration the session resolves for the type, run on the session's
+// effective threads.
 #pragma once
 
 #include <cstdint>
 
 #include "tunekit/core/error.hpp"
+#include "tunekit/core/result.hpp"
 #include "tunekit/cpu/tuning_defaults.hpp"
+
+namespace tunekit::tuning {
+class TuningSession;
+}  // namespace tunekit::tuning
 
 namespace tunekit::cpu {
 
@@ -52,12 +61,24 @@ class GemmKernel {
  public:
   // Tile sizes are rounded up to the active micro-kernel's register block
   // (the spec's multiple_of rules already make them multiples of every path's).
-  explicit GemmKernel(GemmPackedTuning config = {}, GemmWideningTuning widening = {}) noexcept
-      : config_(config), widening_(widening) {}
+  // `threads` caps the team of every run that names no cap of its own (0:
+  // omp_get_max_threads() at each run).
+  explicit GemmKernel(GemmPackedTuning config = {}, GemmWideningTuning widening = {}, int threads = 0) noexcept
+      : config_(config), widening_(widening), threads_(threads) {}
 
-  // `threads` caps the parallel team (0: omp_get_max_threads()). INVALID_VALUE
-  // names the argument when a dimension is negative or a leading dimension is
-  // smaller than its matrix's row length (or 0).
+  // The Gemm of `type` for a session: the configuration the session
+  // resolves (FLOAT, DOUBLE: their "packed" keys; FLOAT16, BFLOAT16: their
+  // "widening" key for the conversions and the FLOAT key for the product),
+  // running on the session's effective threads. The values are those of the
+  // session's execution, so a program that runs at several thread counts
+  // creates a session per count (TuningSessionOptions::threads) and a kernel
+  // from each. INVALID_VALUE naming the type when Gemm does not implement it;
+  // the configuration's error naming the key when a resolved value is rejected.
+  static Result<GemmKernel> for_session(const tuning::TuningSession& session, DataType type);
+
+  // `threads` caps the parallel team (0: threads(), see thread_limit()).
+  // INVALID_VALUE names the argument when a dimension is negative or a
+  // leading dimension is smaller than its matrix's row length (or 0).
   Error run(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
             GemmPath path = GemmPath::AUTO, int threads = 0) const;
@@ -77,12 +98,23 @@ class GemmKernel {
   GemmPath choose_path(std::int64_t m, std::int64_t n, std::int64_t k, Transpose trans_b) const noexcept;
   // The team AUTO uses for m*n*k multiply-adds with at most `maximum` threads (1: serial).
   int choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, int maximum) const noexcept;
+  // The most threads a run given `threads` uses: `threads` when positive,
+  // else threads() when positive, else omp_get_max_threads().
+  int thread_limit(int threads = 0) const noexcept;
+  // The team of a run of m*n*k multiply-adds given `threads`:
+  // choose_threads(m, n, k, thread_limit(threads)).
+  int team(std::int64_t m, std::int64_t n, std::int64_t k, int threads = 0) const noexcept {
+    return choose_threads(m, n, k, thread_limit(threads));
+  }
+  // The cap of runs that name none; 0 when OpenMP's limit applies.
+  int threads() const noexcept { return threads_; }
   const GemmPackedTuning& config() const noexcept { return config_; }
   const GemmWideningTuning& widening() const noexcept { return widening_; }
 
  private:
   GemmPackedTuning config_;
   GemmWideningTuning widening_;
+  int threads_;
 };
 
 // The serial, unblocked reference: every dot product accumulated in double
