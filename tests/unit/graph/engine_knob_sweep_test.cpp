@@ -4,6 +4,7 @@
 // keep the candidates within kSweepErrorThreshold, at the exact boundary.
 #include "tunekit/graph/engine_knob_sweep.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -130,7 +131,7 @@ TEST(EngineKnobSweep, AProductAboveTheLimitSweepsEachKnobAloneAtTheOthersDefault
 TEST(EngineKnobSweep, WhenEvenEachKnobAloneIsAboveTheLimitOnlyTheDefaultsAreTried) {
   // 100 knobs of 101 values: alone, 1 + 100 x 100 = 10001 candidates.
   std::vector<Knob> knobs;
-  for (int i = 0; i < 100; ++i) knobs.push_back(listed_knob("k" + std::to_string(i), 101));
+  for (int i = 0; i < 100; ++i) knobs.push_back(listed_knob(fmt::format("k{}", i), 101));
   const EngineKnobSweep sweep = engine_knob_sweep(engine(knobs));
   EXPECT_EQ(sweep.combinations, std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(sweep.combining, KnobCombining::DEFAULTS_ONLY);
