@@ -41,6 +41,7 @@ ToolRun run_with(const std::vector<std::string>& arguments, const char* stdout_p
   int status = 0;
   waitpid(pid, &status, 0);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   close(out_fd);
   close(err_fd);
   if (!stdout_path) {

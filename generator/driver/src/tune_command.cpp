@@ -14,6 +14,8 @@
 
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_buffers.hpp"
@@ -44,7 +46,7 @@ struct TuneOptions {
 };
 
 struct Problem {
-  std::string file;
+  std::string file;       // the graph file as printed: valid UTF-8
   std::string shape_set;  // "base" (the file's own dims) or a shape set's name
   std::vector<graph::AutotuneResult> results;
   std::string error;
@@ -237,7 +239,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
       return 2;
     }
     for (const auto& set : *sets) {
-      Problem p{path, graph::shape_name(*file, set), {}, {}, 0};
+      Problem p{core::replace_invalid_utf8(path), graph::shape_name(*file, set), {}, {}, 0};
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
@@ -269,9 +271,9 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   if (options.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const Problem& p : problems) out.push_back(problem_json(p));
-    std::cout << out.dump(2) << '\n';
+    std::cout << internal::json_text(out, 2) << '\n';
   } else if (exit_code == 0) {
-    fmt::print("wrote {}\n", options.output);
+    fmt::print("wrote {}\n", core::replace_invalid_utf8(options.output));
   }
   return exit_code;
 }
