@@ -170,6 +170,12 @@ TEST_F(Utf8Input, FileNamesAndArgumentsWithBadBytesAreShownRepaired) {
     ASSERT_TRUE(clean(hit, 0, true));
     EXPECT_EQ(json::parse(hit.out)["file"], shown);
 
+    // Arguments that do not parse are quoted.
+    EXPECT_TRUE(clean(run_tool({"overrides", "lookup", file.string(), "--op", "matmul", "--tensor", "A" + bad}), 2,
+                      false));
+    EXPECT_TRUE(clean(run_tool({"overrides", "lookup", file.string(), "--op", "matmul", "--criteria", bad + "=x"}), 2,
+                      false));
+
     // A file that is not there, and an output folder that cannot be made.
     const fs::path absent_file = at("none" + bad + ".json");
     const ToolRun absent = run_tool({"overrides", "lookup", absent_file.string(), "--op", "matmul", "--json"});
@@ -267,6 +273,9 @@ TEST_F(Utf8Input, TuneJsonRefusesAGraphFileWithBadBytesAndNamesAGraphFileWithBad
     // What tune wrote reads back, through every reader of override files.
     EXPECT_TRUE(clean(run_tool({"overrides", "show", output.string(), "--json"}), 0, true));
     EXPECT_TRUE(clean(run_tool({"overrides", "validate", output.string()}), 0, false));
+    std::vector<std::string> unknown_mode = tune(named, output);
+    unknown_mode.insert(unknown_mode.end(), {"--mode", "fast" + bad});
+    EXPECT_TRUE(clean(run_tool(unknown_mode), 2, true));
     // An unknown shape set named with bad bytes.
     std::vector<std::string> unknown_set = tune(named, output);
     unknown_set.insert(unknown_set.end(), {"--shape-set", "wide" + bad});

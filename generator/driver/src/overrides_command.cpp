@@ -152,8 +152,9 @@ std::optional<std::vector<std::int64_t>> parse_extents(std::string_view text) {
   return values;
 }
 
+// The message quotes the argument, which may be any bytes: printed as UTF-8.
 int usage(const std::string& message) {
-  fmt::print(stderr, "tunekit overrides lookup: {}\n", message);
+  fmt::print(stderr, "tunekit overrides lookup: {}\n", core::replace_invalid_utf8(message));
   return 2;
 }
 

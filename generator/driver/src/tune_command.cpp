@@ -198,10 +198,14 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   graph::AutotuneConfig config;
   auto mode = graph::parse_tune_mode(options.mode);
   auto strategy = measure::parse_strategy(options.strategy);
-  if (!mode) return fmt::print(stderr, "tunekit tune: --mode: unknown mode '{}' (standard, exhaustive)\n", options.mode), 2;
+  if (!mode) {
+    return fmt::print(stderr, "tunekit tune: --mode: unknown mode '{}' (standard, exhaustive)\n",
+                      core::replace_invalid_utf8(options.mode)),
+           2;
+  }
   if (!strategy) {
     return fmt::print(stderr, "tunekit tune: --strategy: unknown strategy '{}' (fixed_average, run_until_stable)\n",
-                      options.strategy),
+                      core::replace_invalid_utf8(options.strategy)),
            2;
   }
   config.mode = *mode;
