@@ -11,6 +11,7 @@
 
 #include "generated_file.hpp"
 #include "overrides_header.hpp"
+#include "tunekit/core/utf8.hpp"
 #include "tunekit/store/atomic_file.hpp"
 
 namespace tunekit::codegen {
@@ -22,8 +23,9 @@ struct GenOverridesOptions {
   OverridesHeaderNames names;
 };
 
+// Messages quote the file's path, which may be any bytes: printed as UTF-8.
 int fail(int code, const std::string& message) {
-  fmt::print(stderr, "tunekit gen-overrides: {}\n", message);
+  fmt::print(stderr, "tunekit gen-overrides: {}\n", core::replace_invalid_utf8(message));
   return code;
 }
 
@@ -34,10 +36,11 @@ int run_gen_overrides(GenOverridesOptions o) {
   Result<CanonicalOverrides> overrides = canonical_overrides(*text, o.input);
   if (!overrides.ok()) return fail(2, overrides.error().message());
   for (const std::string& problem : overrides->left_out) {
-    fmt::print(stderr, "tunekit gen-overrides: {}: {} (left out)\n", o.input, problem);
+    fmt::print(stderr, "tunekit gen-overrides: {}: {} (left out)\n", core::replace_invalid_utf8(o.input), problem);
   }
   // The file name only: the header must not depend on where the file lies.
-  o.names.source_name = std::filesystem::path(o.input).filename().string();
+  // Shown in a comment and a string of the header, so as UTF-8.
+  o.names.source_name = core::replace_invalid_utf8(std::filesystem::path(o.input).filename().string());
   const std::string header = generate_overrides_header(*overrides, o.names);
   if (Error e = write_generated_file(o.output, header); e.is_bad()) return fail(3, e.message());
   return 0;

@@ -8,6 +8,7 @@
 
 #include "cpp_text.hpp"
 #include "tunekit/graph/override_file.hpp"
+#include "tunekit/internal/json_text.hpp"
 
 namespace tunekit::codegen {
 namespace {
@@ -54,14 +55,14 @@ std::string layout(const nlohmann::json& document) {
   for (const auto& [key, value] : document.items()) {
     out += separator;
     separator = ",\n";
-    out += "  " + nlohmann::json(key).dump() + ": ";
+    out += "  " + internal::json_text(key) + ": ";
     if (key != "engine_overrides" || value.empty()) {
-      out += value.dump();
+      out += internal::json_text(value);
       continue;
     }
     out += "[\n";
     for (std::size_t i = 0; i < value.size(); ++i) {
-      out += "    " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
+      out += "    " + internal::json_text(value[i]) + (i + 1 < value.size() ? ",\n" : "\n");
     }
     out += "  ]";
   }

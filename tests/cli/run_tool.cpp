@@ -41,6 +41,7 @@ ToolRun run_with(const std::string& program, const std::vector<std::string>& arg
   int status = 0;
   waitpid(pid, &status, 0);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   close(out_fd);
   close(err_fd);
   if (!stdout_path) {

@@ -8,7 +8,8 @@
 namespace tunekit::testing {
 
 struct ToolRun {
-  int exit_code = -1;
+  int exit_code = -1;  // -1 when the tool did not exit by itself
+  int signal = 0;      // the signal that ended it (SIGABRT for an uncaught exception), else 0
   std::string out;
   std::string err;
 };

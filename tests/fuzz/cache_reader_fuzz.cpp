@@ -3,13 +3,16 @@
 // every text beyond the TOML limits; what they accept formats back into text
 // that parses to the same entries; and a load (which salvages, as every
 // reader of the cache does) publishes nothing unless an entry validates, and
-// then exactly the validated entries, whole, in one generation. A broken
-// invariant traps.
+// then exactly the validated entries, whole, in one generation. What was
+// read and the load report make the JSON that `tunekit cache show --json`
+// prints (json_output.hpp). A broken invariant traps.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "json_output.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/internal/value_json.hpp"
 #include "tunekit/store/toml_limits.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
@@ -74,6 +77,64 @@ void check_round_trip(const ParsedKernelTuningCache& parsed) {
   require(format_kernel_tuning_cache(back) == text);
 }
 
+// What was read, as `tunekit cache show --json` prints it; or the error.
+void check_shown(const Result<ParsedKernelTuningCache>& parsed) {
+  if (!parsed.ok()) {
+    fuzz::check_message(parsed.error().message());
+    fuzz::check_json_output({{"error", parsed.error().message()}});
+    return;
+  }
+  nlohmann::json out{
+      {"path", parsed->source}, {"salvaged", parsed->salvaged}, {"document_error", parsed->document_error}};
+  fuzz::check_message(parsed->document_error);
+  out["entries"] = nlohmann::json::array();
+  for (const auto& item : parsed->entries) {
+    const KernelTuningCacheEntry& e = item.entry;
+    const platform::CpuDescriptor& cpu = e.execution.processor;
+    nlohmann::json parameters = nlohmann::json::object();
+    for (const auto& [name, value] : e.parameters.values) parameters[name] = internal::value_to_json(value);
+    out["entries"].push_back({{"name", e.name},
+                              {"key", e.parameters.key.to_string()},
+                              {"library_version", e.library_version},
+                              {"tunekit_version", e.tunekit_version},
+                              {"report_digest", e.report_digest},
+                              {"processor", {{"architecture", cpu.architecture},
+                                             {"vendor", cpu.vendor},
+                                             {"microarchitecture", cpu.microarchitecture},
+                                             {"model_name", cpu.model_name},
+                                             {"features", cpu.features.to_string()}}},
+                              {"execution", platform::execution_identity_string(e.execution)},
+                              {"parameters", std::move(parameters)}});
+  }
+  out["invalid"] = nlohmann::json::array();
+  for (const KernelTuningCacheEntryError& bad : parsed->malformed) {
+    fuzz::check_message(bad.message);
+    fuzz::check_message(bad.describe("fuzz"));
+    out["invalid"].push_back({{"field", bad.field}, {"message", bad.message}, {"line", bad.line}});
+  }
+  fuzz::check_json_output(out);
+}
+
+void check_report(const KernelTuningCacheLoadReport& report) {
+  fuzz::check_message(report.file_reason);
+  fuzz::check_message(report.salvage_reason);
+  fuzz::check_message(report.summary());
+  nlohmann::json entries = nlohmann::json::array();
+  for (const KernelTuningCacheEntryReport& entry : report.entries) {
+    fuzz::check_message(entry.reason);
+    entries.push_back({{"index", entry.index},
+                       {"name", entry.name},
+                       {"status", to_string(entry.status)},
+                       {"field", entry.field},
+                       {"reason", entry.reason}});
+  }
+  fuzz::check_json_output({{"path", report.path.string()},
+                           {"file_reason", report.file_reason},
+                           {"salvage_reason", report.salvage_reason},
+                           {"summary", report.summary()},
+                           {"entries", std::move(entries)}});
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -83,11 +144,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   (void)quiet;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  fuzz::check_same_replacement(text);
 
   auto strict = parse_kernel_tuning_cache(text, "fuzz");
+  check_shown(strict);
   if (store::find_toml_limit_violation(text)) require(!strict.ok());
   if (strict.ok()) check_round_trip(*strict);
   auto salvaged = salvage_kernel_tuning_cache(text, "fuzz");
+  check_shown(salvaged);
   if (salvaged.ok()) check_round_trip(*salvaged);
   if (strict.ok()) require(salvaged.ok() && !salvaged->salvaged);
 
@@ -98,6 +162,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.registry = &registry;
   options.execution = fuzz_execution();
   const KernelTuningCacheLoadReport report = LoadKernelTuningCacheText(text, "fuzz", {}, options);
+  check_report(report);
 
   const auto loaded = report.with_status(KernelTuningCacheEntryStatus::LOADED);
   if (loaded.empty()) {

@@ -15,6 +15,8 @@
 #include "descriptor_json.hpp"
 #include "exit_codes.hpp"
 #include "tunekit/core/hash.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/value_json.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
@@ -52,8 +54,9 @@ struct CacheCommandOptions {
   std::optional<std::uint32_t> max_threads;
 };
 
+// Messages quote paths and arguments, which may be any bytes: printed as UTF-8.
 int fail(std::string_view command, int code, const std::string& message) {
-  std::cerr << fmt::format("tunekit cache {}: {}\n", command, message);
+  std::cerr << core::replace_invalid_utf8(fmt::format("tunekit cache {}: {}\n", command, message));
   return code;
 }
 
@@ -114,14 +117,14 @@ std::optional<tuning::ParsedKernelTuningCache> read_cache(const std::filesystem:
     code = fail(command, kBadInput, parsed.error().message());
     return std::nullopt;
   }
+  const std::string shown = core::replace_invalid_utf8(path.string());
   if (parsed->salvaged) {
     std::cerr << fmt::format("tunekit cache {}: warning: {} is not valid TOML as a whole ({}); recovered {} entries "
                              "piece by piece\n",
-                             command, path.string(), parsed->document_error, parsed->entries.size());
+                             command, shown, parsed->document_error, parsed->entries.size());
   }
   for (const auto& bad : parsed->malformed) {
-    std::cerr << fmt::format("tunekit cache {}: warning: skipping a damaged entry: {}\n", command,
-                             bad.describe(path.string()));
+    std::cerr << fmt::format("tunekit cache {}: warning: skipping a damaged entry: {}\n", command, bad.describe(shown));
   }
   return std::move(*parsed);
 }
@@ -132,11 +135,11 @@ int run_show(const CacheCommandOptions& o) {
   std::error_code ec;
   if (!std::filesystem::exists(*path, ec)) {
     if (o.json) {
-      std::cout << nlohmann::json{{"path", path->string()}, {"status", "not_found"}, {"entries", nlohmann::json::array()}}
-                       .dump(2)
+      std::cout << internal::json_text(
+                       {{"path", path->string()}, {"status", "not_found"}, {"entries", nlohmann::json::array()}}, 2)
                 << '\n';
     } else {
-      fmt::print("no cache at {}\n", path->string());
+      fmt::print("no cache at {}\n", core::replace_invalid_utf8(path->string()));
     }
     return kSuccess;
   }
@@ -157,9 +160,10 @@ int run_show(const CacheCommandOptions& o) {
       out["invalid"].push_back({{"index", bad.index}, {"line", bad.line}, {"column", bad.column}, {"field", bad.field},
                                 {"message", bad.message}});
     }
-    std::cout << out.dump(2) << '\n';
+    std::cout << internal::json_text(out, 2) << '\n';
   } else {
-    fmt::print("cache {} (schema {}, {} entries)\n", path->string(), parsed->schema_version,
+    const std::string shown = core::replace_invalid_utf8(path->string());
+    fmt::print("cache {} (schema {}, {} entries)\n", shown, parsed->schema_version,
                parsed->entries.size() + parsed->malformed.size());
     for (const auto& item : parsed->entries) {
       const auto& e = item.entry;
@@ -170,7 +174,7 @@ int run_show(const CacheCommandOptions& o) {
                  e.report_digest);
     }
     for (const auto& bad : parsed->malformed) {
-      fmt::print("  [{}] damaged: {}\n", bad.index, bad.describe(path->string()));
+      fmt::print("  [{}] damaged: {}\n", bad.index, bad.describe(shown));
     }
   }
   return kSuccess;
@@ -211,7 +215,7 @@ int run_prune(const CacheCommandOptions& o) {
   if (!path) return kBadInput;
   std::error_code ec;
   if (!std::filesystem::exists(*path, ec)) {
-    fmt::print("no cache at {}\n", path->string());
+    fmt::print("no cache at {}\n", core::replace_invalid_utf8(path->string()));
     return kSuccess;
   }
   if (o.stale_abi && !any_schema_registered()) {
@@ -296,7 +300,8 @@ int run_export(const CacheCommandOptions& o) {
   if (Error e = tuning::WriteDeploymentProfiles(o.output, *profiles); e.is_bad()) {
     return fail("export", output_exit_code(e, kTuningFailure), e.message());
   }
-  fmt::print("exported {} profiles for {} to {}\n", profiles->size(), selector.to_string(), o.output);
+  fmt::print("exported {} profiles for {} to {}\n", profiles->size(), core::replace_invalid_utf8(selector.to_string()),
+             core::replace_invalid_utf8(o.output));
   return kSuccess;
 }
 
@@ -319,8 +324,8 @@ int run_import(const CacheCommandOptions& o) {
       return fail("import", kBadInput, fmt::format("{}: {}", o.input, e.message()));
     }
   }
-  fmt::print("{}: {} profiles valid; {} registered against their kernel schemas", o.input, profiles->size(),
-             checked.size());
+  fmt::print("{}: {} profiles valid; {} registered against their kernel schemas", core::replace_invalid_utf8(o.input),
+             profiles->size(), checked.size());
   if (unchecked > 0) fmt::print(", {} without a registered schema (checked for format and selector only)", unchecked);
   fmt::print("\n");
   return kSuccess;

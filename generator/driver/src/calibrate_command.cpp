@@ -11,6 +11,7 @@
 
 #include "exit_codes.hpp"
 #include "processor_profile.hpp"
+#include "tunekit/core/utf8.hpp"
 #include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
@@ -44,8 +45,9 @@ bool unoptimised_build_type(const std::string& build_type) {
   return build_type == "none" || build_type == "Debug";
 }
 
+// Messages quote paths and arguments, which may be any bytes: printed as UTF-8.
 int fail(int code, const std::string& message) {
-  fmt::print(stderr, "tunekit calibrate: {}\n", message);
+  fmt::print(stderr, "tunekit calibrate: {}\n", core::replace_invalid_utf8(message));
   return code;
 }
 
@@ -111,7 +113,8 @@ int run_calibrate(const CalibrateOptions& o) {
       fmt::print(stderr, "calibrate: {} (it covers nothing)\n", reason);
     }
     for (const Coverage& c : coverage.covered) {
-      fmt::print("covered     {}  by profile '{}' of {}\n", c.key.to_string(), c.profile, c.file);
+      fmt::print("covered     {}  by profile '{}' of {}\n", c.key.to_string(), c.profile,
+                 core::replace_invalid_utf8(c.file));
     }
     keys = std::move(coverage.uncovered);
   }
@@ -135,7 +138,8 @@ int run_calibrate(const CalibrateOptions& o) {
   }
   if (report.calibrated.empty() && report.skipped.empty() && report.unsupported.empty() &&
       report.not_calibrated.empty() && !keys) {
-    fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n", selection.to_string());
+    fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n",
+               core::replace_invalid_utf8(selection.to_string()));
   }
 
   int code = 0;
@@ -155,8 +159,8 @@ int run_calibrate(const CalibrateOptions& o) {
     if (written.is_bad()) {
       code = fail(output_exit_code(written, kTuningFailure), written.message());
     } else {
-      fmt::print(stderr, "profile: {} ({} keys, commit as {}.toml)\n", o.profile_path, profiles.size(),
-                 processor_profile_stem(*options.execution));
+      fmt::print(stderr, "profile: {} ({} keys, commit as {}.toml)\n", core::replace_invalid_utf8(o.profile_path),
+                 profiles.size(), processor_profile_stem(*options.execution));
     }
   }
   if (!o.no_cache && !report.calibrated.empty()) {

@@ -8,6 +8,7 @@
 
 #include "descriptor_json.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 #include "tunekit/platform/power_policy.hpp"
 
@@ -91,7 +92,7 @@ int run_describe(const DescribeOptions& options) {
     out["power"] = to_json(power);
     out["devices"] = nlohmann::json::array(
         {{{"kind", "cpu"}, {"name", device.name()}, {"signature", device.signature()}}});
-    std::cout << out.dump(2) << '\n';
+    std::cout << internal::json_text(out, 2) << '\n';
   } else {
     print_text(execution, power, device);
   }

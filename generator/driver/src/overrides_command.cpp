@@ -10,6 +10,8 @@
 
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/graph/override_index.hpp"
 #include "tunekit/graph/override_policy.hpp"
@@ -79,7 +81,7 @@ int run_show(const OverridesOptions& o) {
       for (const auto& r : f.rejected) rejected.push_back({{"entry_index", r.index}, {"reason", r.reason}});
       out.push_back({{"file", f.source}, {"version", f.version}, {"entries", entries}, {"rejected", rejected}});
     }
-    std::cout << out.dump(2) << '\n';
+    std::cout << internal::json_text(out, 2) << '\n';
     return 0;
   }
   for (const auto& f : files) {
@@ -112,10 +114,10 @@ int run_validate(const OverridesOptions& o) {
       exit_code = 2;
       continue;
     }
-    fmt::print("{}: version {}, {} valid entries, {} rejected\n", path, file->version, file->entries.size(),
+    fmt::print("{}: version {}, {} valid entries, {} rejected\n", file->source, file->version, file->entries.size(),
                file->rejected.size());
     for (const auto& r : file->rejected) {
-      fmt::print(stderr, "tunekit overrides validate: {}: {}\n", path, graph::describe(r));
+      fmt::print(stderr, "tunekit overrides validate: {}: {}\n", file->source, graph::describe(r));
       exit_code = 2;
     }
   }
@@ -129,7 +131,7 @@ int run_merge(const OverridesOptions& o) {
     fmt::print(stderr, "tunekit overrides merge: {}\n", merged.error().message());
     return output_exit_code(merged.error(), kBadInput);
   }
-  fmt::print("merged {} entries from {} files into {}\n", *merged, inputs.size(), o.output);
+  fmt::print("merged {} entries from {} files into {}\n", *merged, inputs.size(), core::replace_invalid_utf8(o.output));
   return 0;
 }
 
@@ -150,8 +152,9 @@ std::optional<std::vector<std::int64_t>> parse_extents(std::string_view text) {
   return values;
 }
 
+// The message quotes the argument, which may be any bytes: printed as UTF-8.
 int usage(const std::string& message) {
-  fmt::print(stderr, "tunekit overrides lookup: {}\n", message);
+  fmt::print(stderr, "tunekit overrides lookup: {}\n", core::replace_invalid_utf8(message));
   return 2;
 }
 
@@ -193,7 +196,7 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
   json skipped_json = json::array();
   for (const auto& s : skipped) {
     skipped_json.push_back({{"file", s.path.string()}, {"reason", s.reason}});
-    if (!o.json) fmt::print("skipped {}: {}\n", s.path.string(), s.reason);
+    if (!o.json) fmt::print("skipped {}: {}\n", core::replace_invalid_utf8(s.path.string()), s.reason);
   }
   graph::OverrideExplanation explained;
   if (index) {
@@ -221,7 +224,7 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
       json out{{"matched", true},  {"engine_name", m.engine_name}, {"engine_id", engine_id},
                {"knobs", internal::knob_settings_to_json(m.entry->knobs)}, {"file", m.file}, {"entry_index", m.entry->index},
                {"exact", m.exact}, {"skipped", skipped_json}};
-      std::cout << out.dump(2) << '\n';
+      std::cout << internal::json_text(out, 2) << '\n';
     } else {
       fmt::print("matched: entry {} of {} ({}): engine '{}' (id {}) with {}\n", m.entry->index, m.file,
                  m.exact ? "exact" : "wildcard", m.engine_name, engine_id, graph::describe_knob_settings(m.entry->knobs));
@@ -233,7 +236,7 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
     for (const auto& miss : explained.misses) {
       misses.push_back({{"file", miss.file}, {"entry_index", miss.entry_index}, {"reason", miss.reason}});
     }
-    std::cout << json{{"matched", false}, {"misses", misses}, {"skipped", skipped_json}}.dump(2) << '\n';
+    std::cout << internal::json_text({{"matched", false}, {"misses", misses}, {"skipped", skipped_json}}, 2) << '\n';
   } else {
     fmt::print("no entry matches\n");
     for (const auto& miss : explained.misses) fmt::print("  entry {} of {}: {}\n", miss.entry_index, miss.file, miss.reason);

@@ -14,6 +14,8 @@
 
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/internal/value_json.hpp"
 #include "tunekit/graph/engine_knob_sweep.hpp"
@@ -47,7 +49,7 @@ struct TuneOptions {
 };
 
 struct Problem {
-  std::string file;
+  std::string file;       // the graph file as printed: valid UTF-8
   std::string shape_set;  // "base" (the file's own dims) or a shape set's name
   std::vector<graph::AutotuneResult> results;
   std::vector<graph::EngineKnobSweep> sweeps;  // per applicable engine: the knob values tried
@@ -226,10 +228,14 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   graph::AutotuneConfig config;
   auto mode = graph::parse_tune_mode(options.mode);
   auto strategy = measure::parse_strategy(options.strategy);
-  if (!mode) return fmt::print(stderr, "tunekit tune: --mode: unknown mode '{}' (standard, exhaustive)\n", options.mode), 2;
+  if (!mode) {
+    return fmt::print(stderr, "tunekit tune: --mode: unknown mode '{}' (standard, exhaustive)\n",
+                      core::replace_invalid_utf8(options.mode)),
+           2;
+  }
   if (!strategy) {
     return fmt::print(stderr, "tunekit tune: --strategy: unknown strategy '{}' (fixed_average, run_until_stable)\n",
-                      options.strategy),
+                      core::replace_invalid_utf8(options.strategy)),
            2;
   }
   config.mode = *mode;
@@ -267,7 +273,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
       return 2;
     }
     for (const auto& set : *sets) {
-      Problem p{path, graph::shape_name(*file, set), {}, {}, {}, 0};
+      Problem p{core::replace_invalid_utf8(path), graph::shape_name(*file, set), {}, {}, {}, 0};
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
@@ -299,9 +305,9 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   if (options.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const Problem& p : problems) out.push_back(problem_json(p));
-    std::cout << out.dump(2) << '\n';
+    std::cout << internal::json_text(out, 2) << '\n';
   } else if (exit_code == 0) {
-    fmt::print("wrote {}\n", options.output);
+    fmt::print("wrote {}\n", core::replace_invalid_utf8(options.output));
   }
   return exit_code;
 }

@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "tunekit/core/utf8.hpp"
+
 namespace tunekit::core {
 namespace {
 
@@ -32,6 +34,12 @@ std::optional<ErrorCode> parse_error_code(std::string_view name) noexcept {
   }
   return std::nullopt;
 }
+
+Error::Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {
+  if (!is_valid_utf8(message_)) message_ = replace_invalid_utf8(message_);
+}
+
+TuningError::TuningError(const std::string& message) : std::runtime_error(replace_invalid_utf8(message)) {}
 
 Error& Error::add_trace(std::string_view expression, std::string_view file, int line) {
   if (!trace_.empty()) trace_ += '\n';

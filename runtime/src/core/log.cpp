@@ -12,6 +12,8 @@
 #include <memory>
 #include <mutex>
 
+#include "tunekit/core/utf8.hpp"
+
 namespace tunekit::core::log {
 namespace {
 
@@ -94,7 +96,11 @@ void apply_environment() { set_level(level_from_environment(level(), true)); }
 
 bool enabled(Level lvl) noexcept { return lvl != Level::OFF && lvl >= level(); }
 
-void write(Level level, std::string_view message) {
+void write(Level level, std::string_view text) {
+  // Messages quote file names and input; sinks (and terminals) get UTF-8.
+  std::string repaired;
+  std::string_view message = text;
+  if (!is_valid_utf8(text)) message = repaired = replace_invalid_utf8(text);
   LoggerState& s = state();
   std::shared_ptr<const Sink> sink;
   {

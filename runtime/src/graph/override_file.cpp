@@ -11,6 +11,8 @@
 
 #include "override_json.hpp"
 #include "tunekit/core/excerpt.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/store/atomic_file.hpp"
 
 namespace tunekit::graph {
@@ -320,7 +322,7 @@ Result<json> parse_json_text(std::string_view text, const std::string& source) {
   }
 }
 
-std::string value_excerpt(const json& value) { return core::excerpt(value.dump()); }
+std::string value_excerpt(const json& value) { return core::excerpt(internal::json_text(value)); }
 
 std::optional<int> override_file_version(const json& document) {
   auto version = document.find("version");
@@ -368,7 +370,7 @@ Result<OverrideFile> parse_override_file(std::string_view text, std::string sour
     return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: engine_overrides: expected an array", source));
   }
   OverrideFile file;
-  file.source = std::move(source);
+  file.source = core::replace_invalid_utf8(source);
   file.version = *version;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     Result<OverrideEntry> entry = detail::parse_override_entry((*entries)[i], i, file.version == 1);

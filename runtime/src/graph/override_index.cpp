@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "tunekit/core/excerpt.hpp"
 #include "tunekit/core/hash.hpp"
 #include "tunekit/core/log.hpp"
 
@@ -148,17 +149,24 @@ bool fits(const std::vector<std::int64_t>& pattern, const std::vector<std::int64
 
 std::string text(const std::vector<std::int64_t>& values) { return fmt::format("{}", fmt::join(values, "x")); }
 
-// Why entry does not describe query; nullopt when it does.
+// Why entry does not describe query; nullopt when it does. Names from the
+// file and the query are quoted through core::excerpt.
 std::optional<std::string> mismatch(const OverrideEntry& entry, const OverrideQuery& query) {
-  if (entry.op != query.op) return fmt::format("op '{}' is not '{}'", entry.op, query.op);
+  using core::excerpt;
+  if (entry.op != query.op) return fmt::format("op '{}' is not '{}'", excerpt(entry.op), excerpt(query.op));
   for (const auto& [name, value] : entry.criteria) {
     auto it = query.criteria.find(name);
-    if (it == query.criteria.end()) return fmt::format("criterion {} is not a criterion of this operation", name);
-    if (it->second != value) return fmt::format("criterion {} is {}, the operation has {}", name, value, it->second);
+    if (it == query.criteria.end()) {
+      return fmt::format("criterion {} is not a criterion of this operation", excerpt(name));
+    }
+    if (it->second != value) {
+      return fmt::format("criterion {} is {}, the operation has {}", excerpt(name), value, it->second);
+    }
   }
   for (std::size_t i = 0; i < entry.tensors.size(); ++i) {
     const OverrideTensor& t = entry.tensors[i];
-    const std::string label = entry.positional ? fmt::format("tensor #{}", i) : fmt::format("tensor {}", t.tensor_id);
+    const std::string label =
+        entry.positional ? fmt::format("tensor #{}", i) : fmt::format("tensor {}", excerpt(t.tensor_id));
     const OverrideQueryTensor* actual =
         entry.positional ? (i < query.tensors.size() ? &query.tensors[i] : nullptr) : find_tensor(query, t.tensor_id);
     if (!actual) return fmt::format("{} is not a tensor of the operation", label);

@@ -12,6 +12,7 @@
 
 #include "override_json.hpp"
 #include "tunekit/internal/knob_json.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 #include "tunekit/graph/override_query.hpp"
@@ -130,7 +131,9 @@ Result<OverrideWriteReport> write_autotune_override(const OperationGraph& graph,
   const std::int64_t now = options.unix_seconds.value_or(static_cast<std::int64_t>(std::time(nullptr)));
 
   Result<OverrideQuery> query = make_override_query(graph);
-  const json entry = query.ok() ? entry_json(*query, winner, context, now) : json();
+  // As stored: names that are not valid UTF-8 are written with U+FFFD, and
+  // the entry's match key must be the one it will read back with.
+  const json entry = query.ok() ? internal::as_stored(entry_json(*query, winner, context, now)) : json();
   if (!query.ok() || entry.at("tensors").empty()) {
     report.status = OverrideWriteReport::Status::SKIPPED;
     report.note = "the core operation has no named input tensors";
@@ -142,7 +145,7 @@ Result<OverrideWriteReport> write_autotune_override(const OperationGraph& graph,
   // The same graph as an entry that names the outputs too (as earlier
   // tunekit versions wrote it) is this key's entry as well.
   json with_outputs = entry;
-  with_outputs["tensors"] = tensors_json(*query, true);
+  with_outputs["tensors"] = internal::as_stored(tensors_json(*query, true));
   Result<std::string> full_key = key_of(with_outputs);
   if (!full_key.ok()) return full_key.error();
 
@@ -184,7 +187,7 @@ Result<OverrideWriteReport> write_autotune_override(const OperationGraph& graph,
     report.entries = merged.size();
     document["version"] = kOverrideFileVersion;
     document["engine_overrides"] = std::move(merged);
-    plan.contents = document.dump(2) + "\n";
+    plan.contents = internal::json_text(document, 2) + "\n";
     return plan;
   };
   store::LockedUpdateOptions update;
@@ -251,7 +254,7 @@ Result<std::size_t> merge_override_files(const std::vector<std::filesystem::path
   for (const Winner* w : ordered) out["engine_overrides"].push_back(w->entry);
 
   // The inputs are read whole and the output replaced whole: what is there is not merged.
-  const std::string contents = out.dump(2) + "\n";
+  const std::string contents = internal::json_text(out, 2) + "\n";
   store::LockedUpdateOptions update;
   update.log_prefix = "overrides:";
   Result<store::LockedUpdateOutcome> written = store::update_file_locked(

@@ -1,9 +1,11 @@
-// Stable names of the cache report statuses and the one-line summaries.
+// Stable names of the cache report statuses and the one-line summaries
+// (valid UTF-8 whatever bytes the path has).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <map>
 
+#include "tunekit/core/utf8.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
 
 namespace tunekit::tuning {
@@ -50,7 +52,7 @@ std::string KernelTuningCacheUpdateReport::summary() const {
                                  pruned.size(), rejected.size(), dropped.size(), preserved);
   if (moved_aside) text += fmt::format("; unparsable file moved to {}", moved_aside->string());
   if (error.is_bad()) text += fmt::format("; {}", error.message());
-  return text;
+  return core::replace_invalid_utf8(text);
 }
 
 std::vector<const KernelTuningCacheEntryReport*> KernelTuningCacheLoadReport::with_status(
@@ -92,7 +94,7 @@ std::string KernelTuningCacheLoadReport::summary() const {
   }
   if (!parts.empty()) text += fmt::format(": {}", fmt::join(parts, ", "));
   if (!missing.empty()) text += fmt::format("; {} registered keys missing", missing.size());
-  return text;
+  return core::replace_invalid_utf8(text);
 }
 
 }  // namespace tunekit::tuning

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "toml_support.hpp"
+#include "tunekit/core/utf8.hpp"
 #include "tunekit/tuning/kernel_tuning_cache_file.hpp"
 
 namespace tunekit::tuning {
@@ -92,7 +93,7 @@ std::string format_kernel_tuning_cache(std::vector<KernelTuningCacheEntry> entri
 }
 
 Error check_writable(const KernelTuningCacheEntry& entry) {
-  using toml_support::is_valid_utf8;
+  using core::is_valid_utf8;
   auto unwritable = [](std::string_view field, std::string_view problem) {
     return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: {}", field, problem));
   };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tunekit/core/log.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/measure/batched_sampler.hpp"
 #include "tunekit/measure/timed_run_loop.hpp"
 #include "tunekit/platform/cpu_device.hpp"
@@ -165,10 +166,14 @@ std::string CalibrationBatchReport::to_json() const {
   nlohmann::json j;
   nlohmann::json calibrated_json = nlohmann::json::array();
   for (const CalibratedKey& c : calibrated) {
+    // The key's report is JSON text from CalibrationReporter; anything else
+    // (a report filled in by other code) is kept as the string it is.
+    nlohmann::json report = nlohmann::json::parse(c.report_json, nullptr, false);
+    if (report.is_discarded()) report = c.report_json;
     calibrated_json.push_back({{"key", c.profile.parameters.key.to_string()},
                                {"profile", c.profile.name},
                                {"digest", c.profile.report_digest},
-                               {"report", nlohmann::json::parse(c.report_json)}});
+                               {"report", std::move(report)}});
   }
   auto outcomes = [](const std::vector<KeyOutcome>& list) {
     nlohmann::json a = nlohmann::json::array();
@@ -181,7 +186,7 @@ std::string CalibrationBatchReport::to_json() const {
   j["not_calibrated"] = outcomes(not_calibrated);
   j["published_generation"] = published_generation;
   j["build_type"] = build_type.empty() ? std::string("unknown") : build_type;
-  return j.dump(2);
+  return internal::json_text(j, 2);
 }
 
 CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey> keys,

@@ -7,6 +7,7 @@
 
 #include "tunekit/core/hash.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/value_json.hpp"
 #include "tunekit/measure/statistics.hpp"
 
@@ -122,7 +123,7 @@ std::string CalibrationReporter::to_json() const {
   j["notes"] = notes_;
   if (unsupported()) j["unsupported"] = unsupported_reason_;
   j["elapsed_ms"] = std::chrono::duration<double, std::milli>(elapsed_).count();
-  return j.dump(2);
+  return internal::json_text(j, 2);
 }
 
 std::string CalibrationReporter::digest() const { return core::hash128(to_json()).to_hex(); }

@@ -31,8 +31,6 @@ std::string format_value(const core::Value& value);
 // A TOML key: bare when it is only letters, digits, '-' and '_'; quoted otherwise.
 std::string format_key(std::string_view key);
 
-bool is_valid_utf8(std::string_view text) noexcept;
-
 std::optional<platform::DeviceKind> parse_device_kind(std::string_view name) noexcept;
 // "default", "bind:0", "interleave:0-1" (NumaPolicy::to_string's form).
 std::optional<platform::NumaPolicy> parse_numa_policy(std::string_view text);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace tunekit::core {
 namespace {
 
@@ -19,6 +21,17 @@ TEST(Error, CarriesCodeAndMessage) {
   EXPECT_EQ(e.code(), ErrorCode::IO_ERROR);
   EXPECT_EQ(e.message(), "cannot open /tmp/x");
   EXPECT_EQ(e.describe(), "IO_ERROR: cannot open /tmp/x");
+}
+
+TEST(Error, AMessageThatIsNotUtf8IsStoredRepaired) {
+  // A parser's message quoting the bytes it stopped at, and a file name.
+  Error e(ErrorCode::INVALID_VALUE, "bad.json: invalid string; last read: '\"m\xC3('");
+  EXPECT_EQ(e.message(), "bad.json: invalid string; last read: '\"m\xEF\xBF\xBD('");
+  EXPECT_EQ(Error(ErrorCode::IO_ERROR, "cannot open /tmp/\xFF\xFE: gone").message(),
+            "cannot open /tmp/\xEF\xBF\xBD\xEF\xBF\xBD: gone");
+  // Valid text, multi-byte characters included, is kept as it is.
+  EXPECT_EQ(Error(ErrorCode::IO_ERROR, "cannot open /tmp/caf\xC3\xA9").message(), "cannot open /tmp/caf\xC3\xA9");
+  EXPECT_EQ(std::string(TuningError("key Gemm: 'x\xC0\xAF'").what()), "key Gemm: 'x\xEF\xBF\xBD\xEF\xBF\xBD'");
 }
 
 TEST(ErrorCode, NamesRoundTrip) {

@@ -45,6 +45,16 @@ TEST_F(LogTest, SinkReceivesMessagesAtOrAboveTheLevel) {
   EXPECT_EQ(captured_.lines[1].first, Level::ERROR);
 }
 
+TEST_F(LogTest, TheSinkGetsValidUtf8WhatEverTheMessageQuotes) {
+  set_level(Level::INFO);
+  const std::string name = "caf\xC3\xA9 \xFF.json";
+  warn("overrides: {} is skipped", name);
+  info("overrides: {} read", "caf\xC3\xA9.json");
+  ASSERT_EQ(captured_.lines.size(), 2u);
+  EXPECT_EQ(captured_.lines[0].second, "overrides: caf\xC3\xA9 \xEF\xBF\xBD.json is skipped");
+  EXPECT_EQ(captured_.lines[1].second, "overrides: caf\xC3\xA9.json read");
+}
+
 TEST_F(LogTest, OffSilencesEverything) {
   set_level(Level::OFF);
   error("nothing");

@@ -489,5 +489,26 @@ TEST(OverrideMerge, AnUnreadableInputIsInvalidValueAndAnUnwritableOutputIsIoErro
   std::filesystem::remove_all(folder);
 }
 
+// An engine's name is whatever bytes its provider gives (a plugin, say):
+// the file holds it as valid UTF-8 (U+FFFD for each ill-formed part), reads
+// back whole, and a later winner of the same graph replaces that entry.
+TEST_F(OverrideWriter, AnEngineNameThatIsNotUtf8IsStoredRepairedAndTheFileStaysReadable) {
+  Result<OverrideWriteReport> first = store(winner("tiled\xFF\xC0\xAF"));
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  const json doc = document();  // a strict parser: every string is UTF-8
+  ASSERT_EQ(doc["engine_overrides"].size(), 1u);
+  EXPECT_EQ(doc["engine_overrides"][0]["engine_name"], "tiled\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  Result<OverrideFile> back = read_override_file(path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->entries.size(), 1u);
+  EXPECT_TRUE(back->rejected.empty());
+
+  Result<OverrideWriteReport> second = store(winner());
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_TRUE(second->replaced);
+  EXPECT_EQ(second->entries, 1u);
+  EXPECT_EQ(document()["engine_overrides"][0]["engine_name"], "tiled");
+}
+
 }  // namespace
 }  // namespace tunekit::graph

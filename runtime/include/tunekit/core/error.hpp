@@ -29,7 +29,10 @@ std::optional<ErrorCode> parse_error_code(std::string_view name) noexcept;
 class [[nodiscard]] Error {
  public:
   Error() = default;
-  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // Messages quote input (file names, values, a parser's view of the bytes),
+  // and they end up in JSON and on terminals: a message that is not valid
+  // UTF-8 is stored with U+FFFD for each ill-formed part (core/utf8.hpp).
+  Error(ErrorCode code, std::string message);
 
   static Error ok() { return {}; }
 
@@ -57,10 +60,11 @@ class [[nodiscard]] Error {
 };
 
 // Raised by the tuning API where the specification requires propagation
-// (calibration callbacks, validation of registered profiles).
+// (calibration callbacks, validation of registered profiles). what() is
+// valid UTF-8, repaired as Error's message is.
 class TuningError : public std::runtime_error {
  public:
-  explicit TuningError(const std::string& message) : std::runtime_error(message) {}
+  explicit TuningError(const std::string& message);
 };
 
 }  // namespace tunekit::core

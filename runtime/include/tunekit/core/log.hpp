@@ -33,6 +33,8 @@ void set_level(Level level) noexcept;
 void apply_environment();
 
 bool enabled(Level level) noexcept;
+// A message that is not valid UTF-8 (it quotes a file name or input bytes)
+// reaches the sink with U+FFFD for each ill-formed part (core/utf8.hpp).
 void write(Level level, std::string_view message);
 
 template <typename... Args>

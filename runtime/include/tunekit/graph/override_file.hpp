@@ -31,7 +31,9 @@ struct OverrideEntryProblem {
 };
 
 struct OverrideFile {
-  std::string source;   // path, or the name given for text
+  // The path, or the name given for text, as messages and the lookup's
+  // matches and misses show it: valid UTF-8 (core::replace_invalid_utf8).
+  std::string source;
   int version = 1;      // 1 when the file has no version key
   std::vector<OverrideEntry> entries;          // the valid entries, in file order
   std::vector<OverrideEntryProblem> rejected;  // the others
