@@ -28,6 +28,13 @@ _tunekit_export(tunekit_driver driver)
 _tunekit_export(tunekit_tool tunekit)
 _tunekit_export(tunekit_gen gen)
 
+# Every folder below must be set: an empty one would read as "/" and install
+# every header of the file system.
+foreach(folder IN ITEMS TUNEKIT_RUNTIME_GENERATED_INCLUDE)
+  if(NOT IS_DIRECTORY "${${folder}}")
+    message(FATAL_ERROR "tunekit install rules: ${folder} ('${${folder}}') is not a folder")
+  endif()
+endforeach()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/" "${TUNEKIT_RUNTIME_GENERATED_INCLUDE}/"
                   "${PROJECT_SOURCE_DIR}/kernels/cpu/include/" "${PROJECT_SOURCE_DIR}/generator/driver/include/"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -54,9 +54,46 @@ function(expect_not text pattern why)
   endif()
 endfunction()
 
+# expect() on a CMake message, which CMake wraps at a width and indents: runs
+# of white space in <text> match a single space in <pattern>.
+function(expect_message text pattern why)
+  string(REGEX REPLACE "[ \t\n]+" " " text "${text}")
+  expect("${text}" "${pattern}" "${why}")
+endfunction()
+
+function(expect_no_message text pattern why)
+  string(REGEX REPLACE "[ \t\n]+" " " text "${text}")
+  expect_not("${text}" "${pattern}" "${why}")
+endfunction()
+
 function(expect_file path)
   if(NOT EXISTS "${path}")
     message(FATAL_ERROR "expected the file ${path}")
+  endif()
+endfunction()
+
+# Fails unless every file under <prefix> lies under one of the given paths
+# (relative to it): an install rule with an empty folder variable installs
+# from "/", and this names the stray files instead of timing out.
+function(expect_installed_only prefix)
+  file(GLOB_RECURSE files RELATIVE "${prefix}" "${prefix}/*")
+  set(stray "")
+  foreach(file IN LISTS files)
+    set(allowed FALSE)
+    foreach(path IN LISTS ARGN)
+      string(FIND "${file}" "${path}" at)
+      if(at EQUAL 0)
+        set(allowed TRUE)
+        break()
+      endif()
+    endforeach()
+    if(NOT allowed)
+      list(APPEND stray "${file}")
+    endif()
+  endforeach()
+  if(stray)
+    list(SUBLIST stray 0 20 shown)
+    message(FATAL_ERROR "expected the install under ${prefix} to hold only ${ARGN}, but it also holds:\n${shown}")
   endif()
 endfunction()
 
@@ -70,6 +107,7 @@ endif()
 if(MODE STREQUAL "find_package")
   set(prefix "${WORK}/prefix")
   run(installed ${CMAKE_COMMAND} --install "${TUNEKIT_BINARY_DIR}" --prefix "${prefix}" --config ${BUILD_TYPE})
+  expect_installed_only("${prefix}" bin/tunekit bin/tunekit_gen include/tunekit/ lib/)
   list(APPEND configure_options "-DCMAKE_PREFIX_PATH=${prefix}")
 elseif(MODE STREQUAL "subdirectory")
   list(APPEND configure_options "-DTUNEKIT_SOURCE_DIR=${TUNEKIT_SOURCE_DIR}" -DTUNEKIT_USE_CCACHE=ON)
@@ -80,7 +118,7 @@ endif()
 set(build "${WORK}/build")
 message(STATUS "configuring the consumer (${MODE})")
 run(configured ${CMAKE_COMMAND} -S "${source}" -B "${build}" ${configure_options})
-expect_not("${configured}" "without[ \n]+optimisation" "a warning about an optimised build")
+expect_no_message("${configured}" "without optimisation" "a warning about an optimised build")
 
 message(STATUS "first build: calibrates, tunes, generates")
 run(first ${CMAKE_COMMAND} --build "${build}")
@@ -160,7 +198,7 @@ expect_not("${never_built}" "tunekit: calibrating" "a calibration")
 message(STATUS "an unoptimised build warns at configure time, and its calibration records and repeats it")
 set(unoptimised "${WORK}/build-unoptimised")
 run(unoptimised_configured ${CMAKE_COMMAND} -S "${source}" -B "${unoptimised}" ${configure_options} -DCMAKE_BUILD_TYPE=)
-expect("${unoptimised_configured}" "consumer_kernels is compiled without[ \n]+optimisation[ \n]+\\(no[ \n]+CMAKE_BUILD_TYPE"
+expect_message("${unoptimised_configured}" "consumer_kernels is compiled without optimisation \\(no CMAKE_BUILD_TYPE"
        "the configure-time warning of a build without a build type")
 run(unoptimised_built ${CMAKE_COMMAND} --build "${unoptimised}" --target consumer_calibration_driver)
 run(unoptimised_calibrated "${unoptimised}/consumer_calibration_driver" calibrate --no-cache --time-budget 1
@@ -172,13 +210,12 @@ expect("${unoptimised_report}" "\"build_type\": \"none\"" "the unoptimised build
 file(READ "${unoptimised}/profile.toml" unoptimised_profile)
 expect("${unoptimised_profile}" "\n# build type: none\n" "the unoptimised build type in the profile")
 run(debug_configured ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-debug" ${configure_options} -DCMAKE_BUILD_TYPE=Debug)
-expect("${debug_configured}" "compiled without[ \n]+optimisation[ \n]+\\(CMAKE_BUILD_TYPE[ \n]+Debug" "the warning of a Debug build")
+expect_message("${debug_configured}" "compiled without optimisation \\(CMAKE_BUILD_TYPE Debug" "the warning of a Debug build")
 
 message(STATUS "an unknown WHEN stops configuration naming the option and the choices")
 run_failing(bad_when ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-bad" ${configure_options}
             -DCONSUMER_CALIBRATE_WHEN=sometimes)
-# (CMake wraps the message: match across the line break.)
-expect("${bad_when}" "calibrate_kernels\\(consumer_calibration\\): WHEN 'sometimes' is not one of[ \n]+always\\|missing\\|never\\|install"
+expect_message("${bad_when}" "calibrate_kernels\\(consumer_calibration\\): WHEN 'sometimes' is not one of always\\|missing\\|never\\|install"
        "the refusal of WHEN sometimes")
 
 message(STATUS "WHEN install calibrates during cmake --install")

@@ -70,6 +70,7 @@ function(check_subproject_install build work)
   set(prefix "${work}/install-tunekit")
   file(REMOVE_RECURSE "${prefix}")
   run(installed ${CMAKE_COMMAND} --install "${build}" --prefix "${prefix}")
+  expect_installed_only("${prefix}" bin/consumer_app bin/tunekit bin/tunekit_gen include/tunekit/ lib/)
   _installed_files(files "${prefix}")
   foreach(expected IN ITEMS bin/consumer_app include/tunekit/core/error.hpp include/tunekit/core/version.hpp
                             lib/cmake/tunekit/tunekitConfig.cmake)
