@@ -1,7 +1,8 @@
-// The tunekit tool: the driver with the kernels and engines of tunekit_cpu.
-#include "tunekit/cpu/engines.hpp"
+// The tunekit tool: the driver with the kernels of tunekit_cpu and every CPU
+// engine provider of this build.
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/driver/driver.hpp"
+#include "tunekit/engines/cpu_engines.hpp"
 
 int main(int argc, char** argv) {
   tunekit::driver::Registrations registrations;
@@ -9,6 +10,6 @@ int main(int argc, char** argv) {
   registrations.kernels.push_back([](tunekit::tuning::KernelTuningRegistry& registry) {
     tunekit::cpu::register_tunekit_cpu(registry);
   });
-  registrations.engines.push_back(tunekit::cpu::register_reference_engines);
+  registrations.engines.push_back(tunekit::engines::register_cpu_engines);
   return tunekit::driver::run(argc, argv, registrations);
 }

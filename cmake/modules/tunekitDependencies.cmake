@@ -36,7 +36,6 @@ _tunekit_find_config(spdlog spdlog::spdlog libspdlog-dev)
 _tunekit_find_pkgconfig(libxxhash tunekit_xxhash libxxhash-dev)
 _tunekit_find_pkgconfig(libcpuinfo tunekit_cpuinfo libcpuinfo-dev)
 _tunekit_find_pkgconfig(hwloc tunekit_hwloc libhwloc-dev)
-_tunekit_find_pkgconfig(openblas tunekit_openblas libopenblas-dev)
 
 find_package(OpenMP QUIET COMPONENTS CXX)
 if(NOT OpenMP_CXX_FOUND)
@@ -55,18 +54,30 @@ if(TUNEKIT_BUILD_BENCHMARKS)
   _tunekit_find_config(benchmark benchmark::benchmark libbenchmark-dev)
 endif()
 
-# References of the tests and benchmarks, never dependencies of the kernels:
-# SLEEF (accuracy and speed of the vector math) and BLIS (a second Gemm
-# anchor beside OpenBLAS). Debian installs BLIS in a folder of its own, and
-# its libblas/cblas symbols would clash with OpenBLAS's: use its bli_* API.
-if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
-  _tunekit_find_pkgconfig(sleef tunekit_sleef libsleef-dev)
-  find_path(TUNEKIT_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES x86_64-linux-gnu/blis-openmp blis-openmp blis)
-  find_library(TUNEKIT_BLIS_LIBRARY blis PATH_SUFFIXES blis-openmp x86_64-linux-gnu/blis-openmp)
-  if(NOT TUNEKIT_BLIS_INCLUDE_DIR OR NOT TUNEKIT_BLIS_LIBRARY)
-    _tunekit_missing(BLIS libblis-dev)
-  endif()
+# The BLAS libraries of the CPU engine providers (kernels/cpu/engines):
+# optional for tunekit itself (a missing one leaves its engines out, see
+# kernels/cpu/engines/CMakeLists.txt), required by the tests and benchmarks,
+# which compare against them. Debian installs BLIS in a folder of its own, and
+# its libblas/cblas symbols would clash with OpenBLAS's: tunekit uses its bli_*
+# API only.
+pkg_check_modules(tunekit_openblas QUIET IMPORTED_TARGET GLOBAL openblas)
+find_path(TUNEKIT_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES x86_64-linux-gnu/blis-openmp blis-openmp blis)
+find_library(TUNEKIT_BLIS_LIBRARY blis PATH_SUFFIXES blis-openmp x86_64-linux-gnu/blis-openmp)
+if(TUNEKIT_BLIS_INCLUDE_DIR AND TUNEKIT_BLIS_LIBRARY)
   add_library(tunekit_blis INTERFACE IMPORTED GLOBAL)
   target_include_directories(tunekit_blis INTERFACE "${TUNEKIT_BLIS_INCLUDE_DIR}")
   target_link_libraries(tunekit_blis INTERFACE "${TUNEKIT_BLIS_LIBRARY}")
+endif()
+
+# References of the tests and benchmarks, never dependencies of the kernels:
+# SLEEF (accuracy and speed of the vector math), OpenBLAS and BLIS (the Gemm
+# anchors).
+if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
+  _tunekit_find_pkgconfig(sleef tunekit_sleef libsleef-dev)
+  if(NOT TARGET PkgConfig::tunekit_openblas)
+    _tunekit_missing(openblas libopenblas-dev)
+  endif()
+  if(NOT TARGET tunekit_blis)
+    _tunekit_missing(BLIS libblis-dev)
+  endif()
 endif()

@@ -65,7 +65,7 @@ TEST_F(TuneProgress, EachShapePrintsOneLineWithItsCandidatesAndWinner) {
   std::smatch line;
   ASSERT_TRUE(std::regex_search(run.err, line,
                                 std::regex("tune: " + good.string() +
-                                           " \\[base\\]: ([0-9]+) candidates, ([0-9]+) succeeded, winner '[a-z_]+'")))
+                                           " \\[base\\]: ([0-9]+) candidates, ([0-9]+) succeeded, winner '[A-Za-z_]+'")))
       << run.err;
   EXPECT_GE(std::stoi(line[1].str()), 2) << run.err;
   EXPECT_EQ(line[1].str(), line[2].str()) << run.err;

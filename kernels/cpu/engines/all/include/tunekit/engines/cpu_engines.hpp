@@ -1,0 +1,23 @@
+// Every CPU engine provider of this build of tunekit, for `tunekit tune` and
+// programs that autotune on the CPU: the reference engines (the correctness
+// oracle), tunekit's own, and those of the libraries found when tunekit was
+// configured (OpenBLAS, BLIS; a missing one is left out).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/graph/engine_registry.hpp"
+
+namespace tunekit::engines {
+
+// The providers' names, in registration order: "tunekit-cpu-reference",
+// "tunekit", then "openblas" and "blis" where built.
+std::vector<std::string> cpu_engine_providers();
+
+// Registers each of them; the first error stops (a provider already
+// registered is one).
+Error register_cpu_engines(graph::EngineRegistry& registry);
+
+}  // namespace tunekit::engines

@@ -1,0 +1,47 @@
+// tunekit's own CPU engines, on tunekit_cpu's kernels:
+//   CPU_MATMUL_TUNEKIT (100): the packed Gemm of the session's configuration
+//     over all of C with the engine's threads, then the epilogue in a second
+//     parallel pass. Knobs: threads (1 .. this machine's hardware threads;
+//     capped by the device's effective threads), tile_m and tile_k (0: the
+//     session's resolved value).
+//   CPU_MATMUL_TUNEKIT_ROWSPLIT (101): C's rows split between the threads,
+//     each running the serial Gemm on its rows and the epilogue on them while
+//     they are in its cache (no barrier, but every thread packs B itself).
+//     Knob: threads.
+// Both match the pattern of matmul_pattern.hpp; their workspace is the
+// epilogue's scratch (threads x epilogue_scratch_floats floats), the Gemm's
+// packing buffers being its own per-thread ones.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/graph/engine_registry.hpp"
+
+namespace tunekit::engines {
+
+inline constexpr std::int64_t kMatmulTunekitEngine = 100;
+inline constexpr std::int64_t kMatmulTunekitRowSplitEngine = 101;
+
+// The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
+graph::Knob threads_knob();
+
+class TunekitEngineProvider final : public graph::EngineProvider {
+ public:
+  TunekitEngineProvider();
+  std::string name() const override { return "tunekit"; }
+  // "tunekit-<version>-engines-1": the tunekit_cpu library version and the
+  // revision of these engines.
+  std::string catalogue_version() const override;
+  std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }
+
+ private:
+  std::vector<std::shared_ptr<const graph::Engine>> engines_;
+};
+
+Error register_tunekit_engines(graph::EngineRegistry& registry);
+
+}  // namespace tunekit::engines

@@ -1,0 +1,83 @@
+// The bias and activation epilogue of the CPU matmul engines.
+#include "tunekit/engines/matmul_epilogue.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "tunekit/cpu/unary_elementwise.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+// A row of floats as the elementwise kernels take it, without owning it.
+tuning::Tensor borrowed(float* data, std::int64_t n) {
+  return tuning::Tensor{DataType::FLOAT, {n},
+                        platform::DeviceBuffer(data, static_cast<std::size_t>(n) * sizeof(float), nullptr)};
+}
+
+void run_unary(cpu::UnaryOp op, float* in, float* out, std::int64_t n) {
+  // The portable defaults: the serial SIMD path needs no tuning.
+  const cpu::UnaryElementwiseKernel kernel(op, {}, 1);
+  tuning::Tensor input = borrowed(in, n);
+  tuning::Tensor output = borrowed(out, n);
+  (void)kernel.run(input, output, cpu::ExecutionPath::SERIAL_SIMD, 1);
+}
+
+void activate_row(Activation activation, float* row, std::int64_t n, float* scratch) {
+  switch (activation) {
+    case Activation::NONE: return;
+    case Activation::RELU:
+      for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+      return;
+    case Activation::SIGMOID: run_unary(cpu::UnaryOp::SIGMOID, row, row, n); return;
+    case Activation::TANH: run_unary(cpu::UnaryOp::TANH, row, row, n); return;
+    case Activation::GELU: {
+      constexpr float kInverseSqrt2 = 0.70710678118654752440f;
+      float* argument = scratch;
+      float* erf = scratch + n;
+      for (std::int64_t j = 0; j < n; ++j) argument[j] = row[j] * kInverseSqrt2;
+      run_unary(cpu::UnaryOp::ERF, argument, erf, n);
+      for (std::int64_t j = 0; j < n; ++j) row[j] = 0.5f * row[j] * (1.0f + erf[j]);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::int64_t epilogue_scratch_floats(Activation activation, std::int64_t n) noexcept {
+  return activation == Activation::GELU ? 2 * n : 0;
+}
+
+void apply_epilogue_rows(const MatmulPattern& pattern, const float* bias, float* c, std::int64_t row_begin,
+                         std::int64_t row_end, float* scratch) {
+  const std::int64_t n = pattern.n;
+  for (std::int64_t i = row_begin; i < row_end; ++i) {
+    float* row = c + i * pattern.ldc;
+    if (bias != nullptr) {
+      for (std::int64_t j = 0; j < n; ++j) row[j] += bias[j];
+    }
+    activate_row(pattern.activation, row, n, scratch);
+  }
+}
+
+void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads, float* scratch) {
+  if (!pattern.has_epilogue() || pattern.m == 0 || pattern.n == 0) return;
+  const std::int64_t per_thread = epilogue_scratch_floats(pattern.activation, pattern.n);
+  const int team = static_cast<int>(std::clamp<std::int64_t>(threads, 1, pattern.m));
+  if (team == 1) {
+    apply_epilogue_rows(pattern, bias, c, 0, pattern.m, scratch);
+    return;
+  }
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num();
+    const int count = omp_get_num_threads();
+    const std::int64_t begin = pattern.m * t / count;
+    const std::int64_t end = pattern.m * (t + 1) / count;
+    apply_epilogue_rows(pattern, bias, c, begin, end, scratch == nullptr ? nullptr : scratch + t * per_thread);
+  }
+}
+
+}  // namespace tunekit::engines

@@ -1,0 +1,181 @@
+// Recognises the matmul [+ bias] [+ activation] graphs of the CPU engines.
+#include "tunekit/engines/matmul_pattern.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using graph::Operation;
+using graph::OperationKind;
+using graph::PointwiseMode;
+using graph::Tensor;
+
+Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
+
+bool same_tensor(const Tensor& x, const Tensor& y) {
+  if (x == y) return true;
+  return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
+}
+
+bool is_float(const Tensor& t) { return t && t->get_data_type() == DataType::FLOAT; }
+
+// A rank-2 operand of rows x columns: row-major (unit column stride) or its
+// transpose (unit row stride).
+Result<MatrixOperand> operand(const Tensor& t, const char* port) {
+  if (!is_float(t) || t->get_dim().size() != 2 || t->get_stride().size() != 2) {
+    return unsupported(fmt::format("{} must be a float matrix (rank 2)", port));
+  }
+  if (t->get_is_virtual()) return unsupported(fmt::format("{} must be an input of the graph, not virtual", port));
+  const auto& dims = t->get_dim();
+  const auto& strides = t->get_stride();
+  MatrixOperand result;
+  result.uid = t->get_uid();
+  if (strides[1] == 1 || dims[1] == 1) {
+    result.ld = std::max<std::int64_t>({strides[0], dims[1], 1});
+    if (strides[0] >= dims[1] || dims[0] == 1) return result;
+  }
+  if (strides[0] == 1) {
+    result.transposed = true;
+    result.ld = std::max<std::int64_t>({strides[1], dims[0], 1});
+    if (strides[1] >= dims[0] || dims[1] == 1) return result;
+  }
+  return unsupported(fmt::format("{} has strides [{}, {}]: neither row-major nor its transpose", port, strides[0],
+                                 strides[1]));
+}
+
+std::optional<Activation> activation_of(PointwiseMode mode) {
+  switch (mode) {
+    case PointwiseMode::RELU: return Activation::RELU;
+    case PointwiseMode::GELU: return Activation::GELU;
+    case PointwiseMode::SIGMOID: return Activation::SIGMOID;
+    case PointwiseMode::TANH: return Activation::TANH;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Activation activation) noexcept {
+  switch (activation) {
+    case Activation::NONE: return "none";
+    case Activation::RELU: return "relu";
+    case Activation::GELU: return "gelu";
+    case Activation::SIGMOID: return "sigmoid";
+    case Activation::TANH: return "tanh";
+  }
+  return "none";
+}
+
+std::string MatmulPattern::describe() const {
+  std::string text = fmt::format("matmul {}x{}x{} ({}, {})", m, n, k, a.transposed ? "A^T" : "A",
+                                 b.transposed ? "B^T" : "B");
+  if (bias_uid >= 0) text += " + bias";
+  if (activation != Activation::NONE) text += fmt::format(" + {}", to_string(activation));
+  return text;
+}
+
+Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
+  const std::vector<Operation>& ops = graph.operations();
+  if (ops.empty() || ops.size() > 3 || ops[0].kind != OperationKind::MATMUL) {
+    return unsupported("only a matmul, optionally followed by a bias add and an activation");
+  }
+  const Operation& mm = ops[0];
+  Result<MatrixOperand> a = operand(mm.input("A"), "A");
+  if (!a.ok()) return a.error();
+  Result<MatrixOperand> b = operand(mm.input("B"), "B");
+  if (!b.ok()) return b.error();
+  MatmulPattern pattern;
+  pattern.a = *a;
+  pattern.b = *b;
+  pattern.m = mm.input("A")->get_dim()[0];
+  pattern.k = mm.input("A")->get_dim()[1];
+  pattern.n = mm.input("B")->get_dim()[1];
+  Tensor current = mm.output("C");
+  if (!is_float(current) || current->get_dim().size() != 2) return unsupported("C must be a float matrix (rank 2)");
+
+  bool seen_activation = false;
+  for (std::size_t i = 1; i < ops.size(); ++i) {
+    const Operation& op = ops[i];
+    if (op.kind != OperationKind::POINTWISE) {
+      return unsupported(fmt::format("{} is not a pointwise epilogue", op.describe(i)));
+    }
+    if (!current->get_is_virtual()) {
+      return unsupported(fmt::format("the output read by {} must be virtual", op.describe(i)));
+    }
+    const std::optional<PointwiseMode> mode = graph::parse_pointwise_mode(op.string_attribute("mode").value_or(""));
+    const Tensor in0 = op.input("IN_0");
+    const Tensor in1 = op.input("IN_1");
+    if (mode == PointwiseMode::ADD && i == 1 && in1) {
+      const Tensor bias = same_tensor(in0, current) ? in1 : same_tensor(in1, current) ? in0 : nullptr;
+      if (!bias) return unsupported(fmt::format("{} does not read the product", op.describe(i)));
+      const auto& dims = bias->get_dim();
+      const bool row_vector = (dims.size() == 1 && dims[0] == pattern.n) ||
+                              (dims.size() == 2 && dims[0] == 1 && dims[1] == pattern.n);
+      if (!is_float(bias) || bias->get_is_virtual() || !row_vector || bias->get_stride().back() != 1) {
+        return unsupported(fmt::format("the bias of {} must be a contiguous float [1, N] input", op.describe(i)));
+      }
+      pattern.bias_uid = bias->get_uid();
+    } else if (mode && activation_of(*mode) && !seen_activation && !in1 && same_tensor(in0, current)) {
+      pattern.activation = *activation_of(*mode);
+      seen_activation = true;
+    } else {
+      return unsupported(fmt::format("{} is neither a bias add after the matmul nor one relu, gelu, sigmoid or tanh",
+                                     op.describe(i)));
+    }
+    current = op.output("OUT_0");
+    if (!is_float(current) || current->get_dim() != std::vector<std::int64_t>{pattern.m, pattern.n}) {
+      return unsupported(fmt::format("the output of {} must be a float [M, N] matrix", op.describe(i)));
+    }
+  }
+  if (current->get_is_virtual()) return unsupported("the graph's last output must not be virtual");
+  const auto& strides = current->get_stride();
+  if (strides.size() != 2 || (strides[1] != 1 && pattern.n > 1) || strides[0] < pattern.n) {
+    return unsupported("the output must be row-major");
+  }
+  pattern.c_uid = current->get_uid();
+  pattern.ldc = std::max<std::int64_t>({strides[0], pattern.n, 1});
+  return pattern;
+}
+
+Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack) {
+  auto find = [&](std::int64_t uid, const char* what) -> Result<void*> {
+    auto it = pack.find(uid);
+    if (it == pack.end() || it->second == nullptr) {
+      return Error(ErrorCode::INVALID_VALUE, fmt::format("the variant pack has no buffer for {} (uid {})", what, uid));
+    }
+    return it->second;
+  };
+  MatmulBuffers buffers;
+  Result<void*> a = find(pattern.a.uid, "A");
+  if (!a.ok()) return a.error();
+  Result<void*> b = find(pattern.b.uid, "B");
+  if (!b.ok()) return b.error();
+  Result<void*> c = find(pattern.c_uid, "the output");
+  if (!c.ok()) return c.error();
+  buffers.a = static_cast<const float*>(*a);
+  buffers.b = static_cast<const float*>(*b);
+  buffers.c = static_cast<float*>(*c);
+  if (pattern.bias_uid >= 0) {
+    Result<void*> bias = find(pattern.bias_uid, "the bias");
+    if (!bias.ok()) return bias.error();
+    buffers.bias = static_cast<const float*>(*bias);
+  }
+  return buffers;
+}
+
+int engine_threads(const platform::Device& device, std::int64_t requested) noexcept {
+  std::int64_t available = 1;
+  if (const auto* cpu = dynamic_cast<const platform::CpuDevice*>(&device)) {
+    available = std::max<std::int64_t>(1, cpu->execution().effective_threads);
+  }
+  if (requested > 0) available = std::min(available, requested);
+  return static_cast<int>(std::min<std::int64_t>(available, INT_MAX));
+}
+
+}  // namespace tunekit::engines

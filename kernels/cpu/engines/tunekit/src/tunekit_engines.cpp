@@ -1,0 +1,211 @@
+// tunekit's matmul engines: the packed Gemm with a separate epilogue pass,
+// and a row split whose threads each multiply and finish their own rows.
+#include "tunekit/engines/tunekit_engines.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/cpu/register.hpp"
+#include "tunekit/engines/matmul_epilogue.hpp"
+#include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/tuning/tuning_session.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using graph::EngineDescriptor;
+using graph::ExecutionArguments;
+using graph::ExecutionKernel;
+using graph::KnobValues;
+using graph::OperationGraph;
+
+graph::Knob int_knob(std::string id, std::int64_t default_value, std::vector<graph::KnobValue> allowed,
+                     std::string description) {
+  graph::Knob knob;
+  knob.id = std::move(id);
+  knob.type = graph::KnobType::INT;
+  knob.default_value = default_value;
+  knob.allowed_values = std::move(allowed);
+  knob.description = std::move(description);
+  return knob;
+}
+
+std::int64_t scratch_bytes(const MatmulPattern& pattern, std::int64_t threads) {
+  return threads * epilogue_scratch_floats(pattern.activation, pattern.n) * static_cast<std::int64_t>(sizeof(float));
+}
+
+cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Transpose::YES : cpu::Transpose::NO; }
+
+Error check_workspace(const ExecutionArguments& args, std::int64_t needed) {
+  if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
+    return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace, got {}", needed, args.workspace_size)};
+  }
+  return Error::ok();
+}
+
+class GemmThenEpilogue final : public ExecutionKernel {
+ public:
+  GemmThenEpilogue(MatmulPattern pattern, cpu::GemmKernel gemm, int threads, std::int64_t workspace)
+      : pattern_(pattern), gemm_(gemm), threads_(threads), workspace_(workspace) {}
+  std::int64_t workspace_size() const override { return workspace_; }
+  Error execute(const ExecutionArguments& args) override {
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
+    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
+    if (!x.ok()) return x.error();
+    TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n, pattern_.k,
+                                      1.0f, x->a, pattern_.a.ld, x->b, pattern_.b.ld, 0.0f, x->c, pattern_.ldc,
+                                      cpu::GemmPath::AUTO, threads_));
+    apply_epilogue(pattern_, x->bias, x->c, threads_, static_cast<float*>(args.workspace));
+    return Error::ok();
+  }
+
+ private:
+  MatmulPattern pattern_;
+  cpu::GemmKernel gemm_;
+  int threads_;
+  std::int64_t workspace_;
+};
+
+class RowSplit final : public ExecutionKernel {
+ public:
+  RowSplit(MatmulPattern pattern, cpu::GemmKernel gemm, int threads, std::int64_t workspace)
+      : pattern_(pattern), gemm_(gemm), threads_(threads), workspace_(workspace) {}
+  std::int64_t workspace_size() const override { return workspace_; }
+  Error execute(const ExecutionArguments& args) override {
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
+    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
+    if (!x.ok()) return x.error();
+    // Slabs of whole register blocks, so that no thread runs a ragged edge
+    // in the middle of C.
+    const std::int64_t block = cpu::gemm_register_block(DataType::FLOAT).mr;
+    const std::int64_t blocks = (pattern_.m + block - 1) / block;
+    const int team = static_cast<int>(std::clamp<std::int64_t>(threads_, 1, std::max<std::int64_t>(blocks, 1)));
+    const std::int64_t per_thread = epilogue_scratch_floats(pattern_.activation, pattern_.n);
+    Error first_error = Error::ok();
+#pragma omp parallel num_threads(team)
+    {
+      const int t = omp_get_thread_num();
+      const int count = omp_get_num_threads();
+      const std::int64_t begin = std::min(pattern_.m, blocks * t / count * block);
+      const std::int64_t end = std::min(pattern_.m, blocks * (t + 1) / count * block);
+      if (begin < end) {
+        const float* a = pattern_.a.transposed ? x->a + begin : x->a + begin * pattern_.a.ld;
+        float* c = x->c + begin * pattern_.ldc;
+        Error error = gemm_.run(transpose(pattern_.a), transpose(pattern_.b), end - begin, pattern_.n, pattern_.k,
+                                1.0f, a, pattern_.a.ld, x->b, pattern_.b.ld, 0.0f, c, pattern_.ldc,
+                                cpu::GemmPath::AUTO, 1);
+        if (error.is_good()) {
+          float* scratch = args.workspace == nullptr ? nullptr : static_cast<float*>(args.workspace) + t * per_thread;
+          MatmulPattern rows = pattern_;
+          rows.m = end - begin;
+          apply_epilogue_rows(rows, x->bias, c, 0, end - begin, scratch);
+        } else {
+#pragma omp critical(tunekit_rowsplit_error)
+          if (first_error.is_good()) first_error = error;
+        }
+      }
+    }
+    return first_error;
+  }
+
+ private:
+  MatmulPattern pattern_;
+  cpu::GemmKernel gemm_;
+  int threads_;
+  std::int64_t workspace_;
+};
+
+enum class Strategy { GEMM_THEN_EPILOGUE, ROW_SPLIT };
+
+class TunekitMatmulEngine final : public graph::Engine {
+ public:
+  TunekitMatmulEngine(EngineDescriptor descriptor, Strategy strategy)
+      : descriptor_(std::move(descriptor)), strategy_(strategy) {}
+  const EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    return match_matmul(graph).error();
+  }
+  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
+    Result<MatmulPattern> pattern = match_matmul(graph);
+    if (!pattern.ok()) return pattern.error();
+    return scratch_bytes(*pattern, knobs.get_int("threads", 1));
+  }
+  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
+                                                   platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return Error(ErrorCode::NOT_SUPPORTED, "runs on the CPU only");
+    Result<MatmulPattern> pattern = match_matmul(graph);
+    if (!pattern.ok()) return pattern.error();
+    const int threads = engine_threads(device, knobs.get_int("threads", 1));
+    tuning::TuningSessionOptions options;
+    options.threads = static_cast<std::uint32_t>(threads);
+    Result<tuning::TuningSession> session = tuning::TuningSession::create(options);
+    if (!session.ok()) return session.error();
+    Result<cpu::GemmKernel> gemm = cpu::GemmKernel::for_session(*session, DataType::FLOAT);
+    if (!gemm.ok()) return gemm.error();
+    cpu::GemmPackedTuning config = gemm->config();
+    if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
+    if (const std::int64_t tile_k = knobs.get_int("tile_k", 0); tile_k > 0) config.algorithm_tile_k = tile_k;
+    const cpu::GemmKernel configured(config, gemm->widening(), threads);
+    // Sized by the knob, as estimate_workspace is, so the two agree.
+    const std::int64_t workspace = scratch_bytes(*pattern, knobs.get_int("threads", 1));
+    if (strategy_ == Strategy::ROW_SPLIT) {
+      return std::unique_ptr<ExecutionKernel>(new RowSplit(*pattern, configured, threads, workspace));
+    }
+    return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(*pattern, configured, threads, workspace));
+  }
+
+ private:
+  EngineDescriptor descriptor_;
+  Strategy strategy_;
+};
+
+}  // namespace
+
+graph::Knob threads_knob() {
+  const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  graph::Knob knob;
+  knob.id = "threads";
+  knob.type = graph::KnobType::INT;
+  knob.default_value = hardware;
+  knob.min_value = std::int64_t{1};
+  knob.max_value = hardware;
+  knob.description = "threads of the run (at most the device's effective threads)";
+  return knob;
+}
+
+TunekitEngineProvider::TunekitEngineProvider() {
+  engines_.push_back(std::make_shared<TunekitMatmulEngine>(
+      EngineDescriptor{kMatmulTunekitEngine,
+                       "CPU_MATMUL_TUNEKIT",
+                       {threads_knob(),
+                        int_knob("tile_m", 0, {std::int64_t{0}, std::int64_t{96}, std::int64_t{192}},
+                                 "rows of the packed A block (0: the session's algorithm.tile_m)"),
+                        int_knob("tile_k", 0, {std::int64_t{0}, std::int64_t{128}, std::int64_t{384}},
+                                 "depth of the packed panels (0: the session's algorithm.tile_k)")},
+                       10,
+                       "tunekit's packed Gemm over all of C, then the bias and activation in a second pass"},
+      Strategy::GEMM_THEN_EPILOGUE));
+  engines_.push_back(std::make_shared<TunekitMatmulEngine>(
+      EngineDescriptor{kMatmulTunekitRowSplitEngine,
+                       "CPU_MATMUL_TUNEKIT_ROWSPLIT",
+                       {threads_knob()},
+                       11,
+                       "C's rows split between the threads: each multiplies its rows with the serial Gemm and "
+                       "applies the bias and activation while they are in its cache"},
+      Strategy::ROW_SPLIT));
+}
+
+std::string TunekitEngineProvider::catalogue_version() const {
+  return fmt::format("tunekit-{}-engines-1", cpu::kLibraryVersion);
+}
+
+Error register_tunekit_engines(graph::EngineRegistry& registry) {
+  return registry.add_provider(TunekitEngineProvider());
+}
+
+}  // namespace tunekit::engines

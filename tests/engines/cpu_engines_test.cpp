@@ -1,0 +1,242 @@
+// The CPU engine providers (tunekit, OpenBLAS, BLIS) against a
+// double-precision reference on random inputs: every engine, layout
+// (transposed A or B), epilogue (bias, relu, gelu, sigmoid, tanh) and thread
+// count, with outputs poisoned first; their workspace estimates against what
+// compile reports; what they refuse; and that each library engine runs its
+// own library.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <regex>
+#include <thread>
+
+#include "tunekit/cpu/engines.hpp"
+#include "tunekit/engines/blis_engines.hpp"
+#include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/openblas_engines.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using namespace tunekit::graph;
+
+constexpr std::int64_t kLibraryEngines[] = {kMatmulTunekitEngine, kMatmulTunekitRowSplitEngine, kMatmulOpenblasEngine,
+                                            kMatmulBlisEngine};
+
+std::vector<float> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+double activate(Activation activation, double x) {
+  switch (activation) {
+    case Activation::NONE: return x;
+    case Activation::RELU: return x > 0 ? x : 0;
+    case Activation::GELU: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Activation::SIGMOID: return 1 / (1 + std::exp(-x));
+    case Activation::TANH: return std::tanh(x);
+  }
+  return x;
+}
+
+PointwiseMode mode_of(Activation activation) {
+  switch (activation) {
+    case Activation::RELU: return PointwiseMode::RELU;
+    case Activation::GELU: return PointwiseMode::GELU;
+    case Activation::SIGMOID: return PointwiseMode::SIGMOID;
+    case Activation::TANH: return PointwiseMode::TANH;
+    case Activation::NONE: break;
+  }
+  return PointwiseMode::IDENTITY;
+}
+
+struct Case {
+  std::int64_t m, n, k;
+  bool transpose_a = false, transpose_b = false, bias = false;
+  Activation activation = Activation::NONE;
+  std::string describe() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (transpose_a ? " A^T" : "") +
+           (transpose_b ? " B^T" : "") + (bias ? " +bias" : "") + " " + std::string(to_string(activation));
+  }
+};
+
+class CpuEngines : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto registry = std::make_shared<EngineRegistry>();
+    ASSERT_TRUE(register_cpu_engines(*registry).is_good());
+    registry_ = registry;
+    handle_ = std::move(Handle::create(device_, registry_)).value();
+  }
+
+  // Builds the graph of `c` (uids: A 1, B 2, bias 3, output 4); operands
+  // stored transposed when asked.
+  static void build(Graph& graph, const Case& c) {
+    TensorAttributes a = TensorAttributes().set_uid(1).set_dim({c.m, c.k});
+    if (c.transpose_a) a.set_stride({1, c.m});
+    TensorAttributes b = TensorAttributes().set_uid(2).set_dim({c.k, c.n});
+    if (c.transpose_b) b.set_stride({1, c.k});
+    Tensor out = graph.matmul(graph.tensor(a), graph.tensor(b));
+    if (c.bias) out = graph.pointwise(out, graph.tensor(TensorAttributes().set_uid(3).set_dim({1, c.n})),
+                                      PointwiseMode::ADD);
+    if (c.activation != Activation::NONE) out = graph.pointwise(out, mode_of(c.activation));
+    out->set_output(true).set_uid(4);
+  }
+
+  // Runs engine on c with knobs and checks every element against the double reference.
+  void check(std::int64_t engine, const Case& c, const std::map<std::string, KnobValue>& knobs) {
+    SCOPED_TRACE(registry_->find(engine)->descriptor().name + " " + c.describe());
+    const std::vector<float> a = random_values(static_cast<std::size_t>(c.m * c.k), 11);
+    const std::vector<float> b = random_values(static_cast<std::size_t>(c.k * c.n), 12);
+    const std::vector<float> bias = random_values(static_cast<std::size_t>(c.n), 13);
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const Error created = graph.create_execution_plan_ext(engine, knobs);
+    ASSERT_TRUE(created.is_good()) << created.message();
+    ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+    std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
+    std::vector<float> out(static_cast<std::size_t>(c.m * c.n), std::nanf(""));
+    VariantPack pack{{1, const_cast<float*>(a.data())}, {2, const_cast<float*>(b.data())}, {4, out.data()}};
+    if (c.bias) pack[3] = const_cast<float*>(bias.data());
+    const Error executed = graph.execute(handle_.get(), pack, workspace.data());
+    ASSERT_TRUE(executed.is_good()) << executed.message();
+    for (std::int64_t i = 0; i < c.m; ++i) {
+      for (std::int64_t j = 0; j < c.n; ++j) {
+        double sum = c.bias ? bias[static_cast<std::size_t>(j)] : 0.0;
+        for (std::int64_t p = 0; p < c.k; ++p) {
+          const float x = c.transpose_a ? a[static_cast<std::size_t>(p * c.m + i)] : a[static_cast<std::size_t>(i * c.k + p)];
+          const float y = c.transpose_b ? b[static_cast<std::size_t>(j * c.k + p)] : b[static_cast<std::size_t>(p * c.n + j)];
+          sum += static_cast<double>(x) * y;
+        }
+        const double expected = activate(c.activation, sum);
+        const float got = out[static_cast<std::size_t>(i * c.n + j)];
+        ASSERT_LE(std::fabs(got - expected), 2e-5 * std::sqrt(static_cast<double>(c.k)) * std::max(1.0, std::fabs(expected)))
+            << "at (" << i << ", " << j << "): got " << got << ", expected " << expected;
+      }
+    }
+  }
+
+  platform::CpuDevice device_;
+  std::shared_ptr<const EngineRegistry> registry_;
+  std::unique_ptr<Handle> handle_;
+};
+
+TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
+  // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
+  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit-cpu-reference", "tunekit", "openblas", "blis"}));
+  const std::regex version(R"(\d+\.\d+(\.\d+)?)");
+  EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
+  EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();
+  EXPECT_EQ(registry_->origin(kMatmulOpenblasEngine)->catalogue_version,
+            "openblas-" + openblas_version() + "-" + openblas_core_name() + "-engines-1");
+  EXPECT_EQ(registry_->origin(kMatmulBlisEngine)->catalogue_version,
+            "blis-" + blis_version() + "-" + blis_configuration() + "-engines-1");
+  EXPECT_EQ(registry_->origin(kMatmulTunekitEngine)->provider, "tunekit");
+  EXPECT_NE(registry_->find(kMatmulOpenblasEngine)->descriptor().description.find(openblas_core_name()),
+            std::string::npos);
+  std::printf("[engines] OpenBLAS %s (%s kernels, cblas_sgemm from %s); BLIS %s (configuration %s)\n",
+              openblas_version().c_str(), openblas_core_name().c_str(), openblas_sgemm_library().c_str(),
+              blis_version().c_str(), blis_configuration().c_str());
+}
+
+TEST_F(CpuEngines, TheOpenblasEngineCallsOpenblasAndNotBlisBlasSymbols) {
+  // Both libraries export cblas_sgemm; the one the engine calls must be OpenBLAS's.
+  EXPECT_NE(openblas_sgemm_library().find("openblas"), std::string::npos) << openblas_sgemm_library();
+}
+
+TEST_F(CpuEngines, EveryEngineMatchesTheDoubleReferenceOnEveryLayoutAndEpilogue) {
+  const std::vector<Case> cases{
+      {37, 23, 29, false, false, false, Activation::NONE},  {37, 23, 29, true, false, true, Activation::RELU},
+      {37, 23, 29, false, true, true, Activation::GELU},    {64, 96, 130, true, true, false, Activation::SIGMOID},
+      {1, 300, 257, false, false, true, Activation::TANH},  {130, 17, 64, false, false, true, Activation::GELU},
+      {5, 1, 7, false, false, true, Activation::RELU},
+  };
+  const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  for (std::int64_t engine : kLibraryEngines) {
+    for (const Case& c : cases) {
+      check(engine, c, {});
+      check(engine, c, {{"threads", std::int64_t{1}}});
+      if (hardware > 1) check(engine, c, {{"threads", std::int64_t{2}}});
+    }
+  }
+}
+
+TEST_F(CpuEngines, TunekitTileKnobsChangeTheConfigurationNotTheResult) {
+  const Case c{150, 70, 400, false, false, true, Activation::RELU};
+  for (std::int64_t tile_m : {0, 96, 192}) {
+    for (std::int64_t tile_k : {0, 128, 384}) check(kMatmulTunekitEngine, c, {{"tile_m", tile_m}, {"tile_k", tile_k}});
+  }
+}
+
+TEST_F(CpuEngines, WorkspaceEstimatesEqualWhatCompileReports) {
+  for (Activation activation : {Activation::NONE, Activation::GELU}) {
+    Graph graph;
+    build(graph, {20, 40, 8, false, false, true, activation});
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const OperationGraph& op_graph = graph.operation_graph();
+    for (std::int64_t id : kLibraryEngines) {
+      const Engine& engine = *registry_->find(id);
+      for (std::int64_t threads : {std::int64_t{1}, std::int64_t{2}}) {
+        KnobValues knobs = engine.descriptor().resolve({});
+        knobs.set("threads", threads);
+        Result<std::int64_t> estimate = engine.estimate_workspace(op_graph, knobs);
+        ASSERT_TRUE(estimate.ok());
+        auto compiled = engine.compile(op_graph, knobs, device_);
+        ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+        EXPECT_EQ(*estimate, (*compiled)->workspace_size()) << engine.descriptor().name;
+        EXPECT_EQ(*estimate, activation == Activation::GELU ? threads * 2 * 40 * 4 : 0) << engine.descriptor().name;
+      }
+    }
+  }
+}
+
+TEST_F(CpuEngines, GraphsOutsideTheMatmulPatternAreRefusedWithTheReason) {
+  struct Refusal {
+    std::function<void(Graph&)> build;
+    std::string reason;
+  };
+  const std::vector<Refusal> refusals{
+      {[](Graph& g) {
+         g.pointwise(g.tensor(TensorAttributes().set_uid(1).set_dim({4, 4})), PointwiseMode::RELU)
+             ->set_output(true)
+             .set_uid(4);
+       },
+       "only a matmul, optionally followed by a bias add and an activation"},
+      {[](Graph& g) {
+         Tensor ab = g.matmul(g.tensor(TensorAttributes().set_uid(1).set_dim({4, 3})),
+                              g.tensor(TensorAttributes().set_uid(2).set_dim({3, 5})));
+         g.pointwise(ab, g.tensor(TensorAttributes().set_uid(3).set_dim({4, 5})), PointwiseMode::ADD)
+             ->set_output(true)
+             .set_uid(4);
+       },
+       "must be a contiguous float [1, N] input"},
+      {[](Graph& g) {
+         Tensor ab = g.matmul(g.tensor(TensorAttributes().set_uid(1).set_dim({4, 3})),
+                              g.tensor(TensorAttributes().set_uid(2).set_dim({3, 5})));
+         g.pointwise(ab, PointwiseMode::EXP)->set_output(true).set_uid(4);
+       },
+       "is neither a bias add after the matmul nor one relu, gelu, sigmoid or tanh"},
+  };
+  for (const Refusal& refusal : refusals) {
+    Graph graph;
+    refusal.build(graph);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    for (std::int64_t id : kLibraryEngines) {
+      const Error applicable = registry_->find(id)->check_applicable(graph.operation_graph(), device_);
+      EXPECT_EQ(applicable.code(), ErrorCode::NOT_SUPPORTED);
+      EXPECT_NE(applicable.message().find(refusal.reason), std::string::npos) << applicable.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunekit::engines
