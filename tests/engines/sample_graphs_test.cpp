@@ -1,0 +1,244 @@
+// The sample graphs of examples/graphs on the CPU engine providers: every
+// shape set has at least three applicable engines from at least two
+// libraries, each of which matches the reference engines on random inputs;
+// and a winner autotuned here among tunekit, OpenBLAS and BLIS is picked
+// with its knobs by a second process that reads the override file.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "tunekit/cpu/engines.hpp"
+#include "tunekit/engines/blis_engines.hpp"
+#include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/openblas_engines.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/graph/graph_file.hpp"
+#include "tunekit/graph/override_policy.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using namespace tunekit::graph;
+
+constexpr const char* kSecondProcessFile = "TUNEKIT_TEST_ENGINES_OVERRIDE_FILE";
+constexpr const char* kSecondProcessPlan = "TUNEKIT_TEST_ENGINES_EXPECTED_PLAN";
+
+std::vector<std::filesystem::path> sample_graphs() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "examples/graphs")) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Buffers for every non-virtual tensor of a built graph: inputs random in
+// [-1, 1], outputs NaN.
+struct Buffers {
+  std::map<std::int64_t, std::vector<float>> data;
+  VariantPack pack;
+  std::vector<std::int64_t> outputs;
+
+  explicit Buffers(const OperationGraph& graph) {
+    std::set<std::int64_t> produced;
+    for (const Operation& op : graph.operations()) {
+      for (const auto& [port, tensor] : op.outputs) produced.insert(tensor->get_uid());
+    }
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (std::int64_t uid : graph.required_uids()) {
+      const std::int64_t bytes = graph.find_tensor(uid)->span_bytes().value();
+      std::vector<float>& values = data[uid];
+      values.resize(static_cast<std::size_t>(bytes) / sizeof(float));
+      const bool output = produced.count(uid) > 0;
+      for (float& x : values) x = output ? std::nanf("") : u(rng);
+      if (output) outputs.push_back(uid);
+      pack[uid] = values.data();
+    }
+  }
+  void poison() {
+    for (std::int64_t uid : outputs) std::fill(data[uid].begin(), data[uid].end(), std::nanf(""));
+  }
+};
+
+class SampleGraphs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto registry = std::make_shared<EngineRegistry>();
+    ASSERT_TRUE(register_cpu_engines(*registry).is_good());
+    registry_ = registry;
+    handle_ = std::move(Handle::create(device_, registry_)).value();
+  }
+
+  // Shape set `set` of file, validated and built.
+  Graph make(const GraphFile& file, std::size_t set) {
+    Graph graph = make_graph(file, set).value();
+    EXPECT_TRUE(graph.validate().is_good());
+    EXPECT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    return graph;
+  }
+
+  // Runs `engine` (default knobs but those given) on buffers, in a graph of its own.
+  Error run(const GraphFile& file, std::size_t set, std::int64_t engine, const std::vector<KnobSetting>& knobs,
+            Buffers& buffers) {
+    Graph copy = make(file, set);
+    std::map<std::string, KnobValue> values;
+    for (const KnobSetting& knob : knobs) values[knob.knob_id] = knob.value;
+    TUNEKIT_RETURN_IF_ERROR(copy.create_execution_plan_ext(engine, values));
+    TUNEKIT_RETURN_IF_ERROR(copy.build_plans(BuildPlanPolicy::ALL));
+    std::vector<std::byte> workspace(static_cast<std::size_t>(copy.get_workspace_size()) + 1);
+    buffers.poison();
+    return copy.execute(handle_.get(), buffers.pack, workspace.data());
+  }
+
+  platform::CpuDevice device_;
+  std::shared_ptr<const EngineRegistry> registry_;
+  std::unique_ptr<Handle> handle_;
+};
+
+TEST_F(SampleGraphs, EveryShapeSetHasThreeEnginesFromTwoLibrariesThatMatchTheReference) {
+  const std::vector<std::filesystem::path> files = sample_graphs();
+  ASSERT_GE(files.size(), 3u);
+  for (const std::filesystem::path& path : files) {
+    Result<GraphFile> file = read_graph_file(path);
+    ASSERT_TRUE(file.ok()) << file.error().message();
+    for (std::size_t set = 0; set < file->shape_sets.size(); ++set) {
+      SCOPED_TRACE(path.filename().string() + " [" + file->shape_sets[set].name + "]");
+      ASSERT_TRUE(make_graph(*file, set).ok());
+      Graph graph = make(*file, set);
+      std::vector<std::int64_t> applicable;
+      std::set<std::string> libraries;
+      for (const auto& engine : registry_->engines()) {
+        const std::int64_t id = engine->descriptor().id;
+        const std::string provider = registry_->origin(id)->provider;
+        if (provider == "tunekit-cpu-reference") continue;
+        if (registry_->find(id)->check_applicable(graph.operation_graph(), device_).is_good()) {
+          applicable.push_back(id);
+          libraries.insert(provider);
+        }
+      }
+      EXPECT_GE(applicable.size(), 3u);
+      EXPECT_GE(libraries.size(), 2u);
+
+      Buffers buffers(graph.operation_graph());
+      const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
+      ASSERT_TRUE(referenced.is_good()) << referenced.message();
+      const std::map<std::int64_t, std::vector<float>> expected = buffers.data;
+      const std::int64_t depth = graph.operation_graph().operations()[0].input("A")->get_dim().back();
+      for (std::int64_t id : applicable) {
+        SCOPED_TRACE(registry_->find(id)->descriptor().name);
+        const Error ran = run(*file, set, id, {}, buffers);
+        ASSERT_TRUE(ran.is_good()) << ran.message();
+        for (std::int64_t uid : buffers.outputs) {
+          const std::vector<float>& want = expected.at(uid);
+          const std::vector<float>& got = buffers.data.at(uid);
+          for (std::size_t i = 0; i < want.size(); ++i) {
+            ASSERT_LE(std::fabs(got[i] - want[i]), 4e-6 * std::sqrt(static_cast<double>(depth)) * 8 *
+                                                        std::max(1.0f, std::fabs(want[i])))
+                << "element " << i << " of uid " << uid << ": " << got[i] << " against " << want[i];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Runs this test binary again with only `test` selected and the environment set.
+int run_second_process(const std::string& test, const std::filesystem::path& file, const std::string& plan) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv(kSecondProcessFile, file.c_str(), 1);
+    setenv(kSecondProcessPlan, plan.c_str(), 1);
+    std::string filter = "--gtest_filter=" + test;
+    char self[] = "/proc/self/exe";
+    char* argv[] = {self, filter.data(), nullptr};
+    execv(self, argv);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// BERT-base's feed-forward layer for one token: small enough to tune in a test.
+Graph bert_one_token() {
+  GraphFile file = read_graph_file(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "examples/graphs/bert_base_mlp.toml").value();
+  std::size_t set = 0;
+  while (file.shape_sets[set].name != "tokens_1") ++set;
+  Graph graph = make_graph(file, set).value();
+  (void)graph.validate();
+  return graph;
+}
+
+TEST_F(SampleGraphs, AWinnerAmongTheLibrariesIsPickedWithItsKnobsByASecondProcess) {
+  char pattern[] = "/tmp/tunekit-engines-process-XXXXXX";
+  const std::filesystem::path folder = mkdtemp(pattern);
+  const std::filesystem::path file = folder / "overrides.json";
+  Graph graph = bert_one_token();
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  // Every candidate sets a knob, so that the winner's knobs are part of what
+  // the second process must pick.
+  ASSERT_TRUE(graph.add_engine(kMatmulTunekitEngine, {{"tile_m", std::int64_t{96}}}).is_good());
+  ASSERT_TRUE(graph.add_engine(kMatmulTunekitEngine, {{"threads", std::int64_t{1}}, {"tile_k", std::int64_t{128}}}).is_good());
+  ASSERT_TRUE(graph.add_engine(kMatmulTunekitRowSplitEngine, {{"threads", std::int64_t{1}}}).is_good());
+  ASSERT_TRUE(graph.add_engine(kMatmulOpenblasEngine, {{"threads", std::int64_t{1}}}).is_good());
+  ASSERT_TRUE(graph.add_engine(kMatmulBlisEngine, {{"threads", std::int64_t{1}}}).is_good());
+  Buffers buffers(graph.operation_graph());
+  AutotuneConfig config;
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.timed_iterations = 5;
+  std::vector<AutotuneResult> results;
+  std::vector<std::byte> workspace(std::size_t{1} << 20);
+  const Error tuned = graph.autotune(handle_.get(), buffers.pack, workspace.data(),
+                                     static_cast<std::int64_t>(workspace.size()), config,
+                                     AutotuneStorageConfig{file, true}, &results);
+  ASSERT_TRUE(tuned.is_good()) << tuned.message();
+  ASSERT_FALSE(results.empty());
+  ASSERT_TRUE(results[0].succeeded);
+
+  // The winner's plan name, as a graph with only that candidate names it.
+  Graph named = bert_one_token();
+  ASSERT_TRUE(named.build_operation_graph(handle_.get()).is_good());
+  std::map<std::string, KnobValue> values;
+  for (const KnobSetting& knob : results[0].knob_settings) values[knob.knob_id] = knob.value;
+  ASSERT_TRUE(named.create_execution_plan_ext(results[0].engine_id, values).is_good());
+  std::string plan;
+  ASSERT_TRUE(named.get_plan_name_at_index(0, plan).is_good());
+  std::printf("[engines] autotuned winner for BERT-base fc1, one token: %s\n", plan.c_str());
+  EXPECT_NE(plan.find('['), std::string::npos) << "the plan name shows the winner's knobs: " << plan;
+
+  EXPECT_EQ(run_second_process("SampleGraphs.SecondProcessPicksTheStoredWinner", file, plan), 0);
+  std::filesystem::remove_all(folder);
+}
+
+TEST_F(SampleGraphs, SecondProcessPicksTheStoredWinner) {
+  const char* file = std::getenv(kSecondProcessFile);
+  const char* plan = std::getenv(kSecondProcessPlan);
+  if (!file || !plan) GTEST_SKIP() << "runs as the second process of AWinnerAmongTheLibrariesIsPickedWithItsKnobsByASecondProcess";
+  setenv(kOverridePathVariable, file, 1);
+  Graph graph = bert_one_token();
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  ASSERT_TRUE(graph.create_execution_plans().is_good());
+  std::string first;
+  ASSERT_TRUE(graph.get_plan_name_at_index(0, first).is_good());
+  EXPECT_EQ(first, plan);
+  ASSERT_TRUE(graph.check_support().is_good());
+  ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::HEURISTICS_CHOICE).is_good());
+  Buffers buffers(graph.operation_graph());
+  std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
+  ASSERT_TRUE(graph.execute(handle_.get(), buffers.pack, workspace.data()).is_good());
+  for (std::int64_t uid : buffers.outputs) {
+    for (float x : buffers.data.at(uid)) ASSERT_TRUE(std::isfinite(x));
+  }
+}
+
+}  // namespace
+}  // namespace tunekit::engines
