@@ -164,24 +164,24 @@ graph::Knob tile_knob(std::string id, std::int64_t default_value, std::int64_t m
 
 ReferenceEngineProvider::ReferenceEngineProvider() {
   engines_.push_back(std::make_shared<ReferenceEngine>(
-      EngineDescriptor{kMatmulNaiveEngine, "cpu_matmul_naive", {}, 2, "triple loop over strided float tensors"},
+      EngineDescriptor{kMatmulNaiveEngine, "cpu_matmul_naive", {}, 102, "triple loop over strided float tensors"},
       OperationKind::MATMUL, ""));
   engines_.push_back(std::make_shared<ReferenceEngine>(
       EngineDescriptor{kMatmulBlockedEngine,
                        "cpu_matmul_blocked",
                        {tile_knob("tile", 32, 8, 8, {}, "edge of the square blocks of M, N and K")},
-                       1,
+                       101,
                        "cache-blocked loops"},
       OperationKind::MATMUL, "tile"));
   engines_.push_back(std::make_shared<ReferenceEngine>(
-      EngineDescriptor{kPointwiseEngine, "cpu_pointwise", {}, 1, "one pointwise operation with broadcasting"},
+      EngineDescriptor{kPointwiseEngine, "cpu_pointwise", {}, 101, "one pointwise operation with broadcasting"},
       OperationKind::POINTWISE, ""));
   engines_.push_back(std::make_shared<ReferenceEngine>(
       EngineDescriptor{kSequentialEngine,
                        "cpu_graph_sequential",
                        {tile_knob("matmul_tile", 0, 0, 0, {std::int64_t{0}, std::int64_t{16}, std::int64_t{32}, std::int64_t{64}},
                                   "matmul block edge (0: plain loops)")},
-                       5,
+                       105,
                        "runs matmul and pointwise operations in order, intermediates in the workspace"},
       std::nullopt, "matmul_tile"));
 }

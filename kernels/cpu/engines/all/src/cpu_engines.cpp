@@ -13,18 +13,18 @@
 namespace tunekit::engines {
 
 std::vector<std::string> cpu_engine_providers() {
-  std::vector<std::string> names = {"tunekit-cpu-reference", "tunekit"};
+  std::vector<std::string> names = {"tunekit"};
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
   names.emplace_back("openblas");
 #endif
 #if TUNEKIT_HAVE_BLIS_ENGINES
   names.emplace_back("blis");
 #endif
+  names.emplace_back("tunekit-cpu-reference");
   return names;
 }
 
 Error register_cpu_engines(graph::EngineRegistry& registry) {
-  TUNEKIT_RETURN_IF_ERROR(cpu::register_reference_engines(registry));
   TUNEKIT_RETURN_IF_ERROR(register_tunekit_engines(registry));
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_openblas_engines(registry));
@@ -32,7 +32,9 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #if TUNEKIT_HAVE_BLIS_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_blis_engines(registry));
 #endif
-  return Error::ok();
+  // Last: the FALLBACK heuristic keeps registration order, and the reference
+  // engines are the oracle, not a first choice.
+  return cpu::register_reference_engines(registry);
 }
 
 }  // namespace tunekit::engines

@@ -1,7 +1,9 @@
 // Reference graph engines of tunekit_cpu: a few small float engines on host
 // memory (naive and blocked matmul, pointwise, and a sequential executor for
 // matmul-and-pointwise graphs) so that `tunekit tune` has real candidates
-// with a real knob. They are correct, not fast; production engines replace them.
+// with a real knob. They are correct, not fast: the oracle the engines of
+// kernels/cpu/engines are tested against. Their heuristic priorities (101 and
+// up) put them after every engine of those providers.
 #pragma once
 
 #include <cstdint>

@@ -12,8 +12,9 @@
 
 namespace tunekit::engines {
 
-// The providers' names, in registration order: "tunekit-cpu-reference",
-// "tunekit", then "openblas" and "blis" where built.
+// The providers' names, in registration order (the order of the FALLBACK
+// heuristic): "tunekit", then "openblas" and "blis" where built, and
+// "tunekit-cpu-reference" last.
 std::vector<std::string> cpu_engine_providers();
 
 // Registers each of them; the first error stops (a provider already

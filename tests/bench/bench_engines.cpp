@@ -1,0 +1,303 @@
+// What choosing between CPU engines buys, measured in one run: for every
+// shape set of the sample graphs (examples/graphs), each engine of tunekit,
+// OpenBLAS and BLIS at its default knobs and on one thread; the winner and
+// its time, the heuristic's first choice over the winner, and the best single
+// library (the provider best over all cases, by geometric mean) over the
+// winner. Then tunekit's matmul against the faster of OpenBLAS and BLIS on
+// squares of 1024 and 2048, and the wall time of autotune() over the sum of
+// the executions it timed.
+//
+//   bench_engines [--quick] [--min-time SECONDS]
+//
+// --quick keeps shape sets of at most 2^28 multiply-adds and the 1024
+// square, with short timings: the ctest entry, which checks that it runs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+#include "tunekit/engines/blis_engines.hpp"
+#include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/openblas_engines.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/graph/graph_file.hpp"
+#include "tunekit/platform/cpu_descriptor.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace {
+
+using namespace tunekit;
+using namespace tunekit::graph;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  bool quick = false;
+  double min_time = 0.3;
+};
+
+// Builds one graph; the same function makes every copy a candidate needs.
+using GraphMaker = std::function<Graph()>;
+
+struct Buffers {
+  std::map<std::int64_t, std::vector<float>> data;
+  VariantPack pack;
+  explicit Buffers(const OperationGraph& graph) {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (std::int64_t uid : graph.required_uids()) {
+      std::vector<float>& values = data[uid];
+      values.resize(static_cast<std::size_t>(graph.find_tensor(uid)->span_bytes().value()) / sizeof(float));
+      for (float& x : values) x = u(rng);
+      pack[uid] = values.data();
+    }
+  }
+};
+
+struct Candidate {
+  std::int64_t engine;
+  std::map<std::string, KnobValue> knobs;
+  std::string provider;
+  std::string plan;
+  double ms = HUGE_VAL;  // median
+};
+
+class Bench {
+ public:
+  explicit Bench(Options options) : options_(options) {
+    auto registry = std::make_shared<EngineRegistry>();
+    if (engines::register_cpu_engines(*registry).is_bad()) std::abort();
+    registry_ = registry;
+    handle_ = std::move(Handle::create(device_, registry_)).value();
+  }
+
+  Handle* handle() { return handle_.get(); }
+  const EngineRegistry& registry() const { return *registry_; }
+
+  // The median time of a plan in ms (NaN when it cannot run), repeated for
+  // at least min_time and 3 runs after a warm-up.
+  double time_plan(Graph& graph, Buffers& buffers) {
+    std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 64);
+    if (graph.execute(handle(), buffers.pack, workspace.data()).is_bad()) return std::nan("");
+    std::vector<double> samples;
+    const auto start = Clock::now();
+    while (samples.size() < 3 || std::chrono::duration<double>(Clock::now() - start).count() < options_.min_time) {
+      const auto t0 = Clock::now();
+      (void)graph.execute(handle(), buffers.pack, workspace.data());
+      samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (samples.size() >= 1000) break;
+    }
+    std::nth_element(samples.begin(), samples.begin() + static_cast<long>(samples.size() / 2), samples.end());
+    return samples[samples.size() / 2];
+  }
+
+  // Times each non-reference engine that applies, at its defaults and on one thread.
+  std::vector<Candidate> time_candidates(const GraphMaker& make, Buffers& buffers) {
+    std::vector<Candidate> candidates;
+    for (const auto& engine : registry_->engines()) {
+      const std::int64_t id = engine->descriptor().id;
+      const std::string provider = registry_->origin(id)->provider;
+      if (provider == "tunekit-cpu-reference") continue;
+      for (const auto& knobs : std::vector<std::map<std::string, KnobValue>>{{}, {{"threads", std::int64_t{1}}}}) {
+        Graph graph = make();
+        if (graph.create_execution_plan_ext(id, knobs).is_bad() || graph.build_plans(BuildPlanPolicy::ALL).is_bad()) {
+          continue;
+        }
+        Candidate c{id, knobs, provider, "", 0};
+        (void)graph.get_plan_name_at_index(0, c.plan);
+        c.ms = time_plan(graph, buffers);
+        if (std::isfinite(c.ms)) candidates.push_back(c);
+      }
+    }
+    return candidates;
+  }
+
+  // The heuristic's first choice (no override file) and its time.
+  std::pair<std::string, double> time_heuristic(const GraphMaker& make, Buffers& buffers) {
+    Graph graph = make();
+    if (graph.create_execution_plans().is_bad() || graph.check_support().is_bad() ||
+        graph.build_plans(BuildPlanPolicy::HEURISTICS_CHOICE).is_bad()) {
+      return {"none", std::nan("")};
+    }
+    std::string name;
+    (void)graph.get_plan_name_at_index(0, name);
+    return {name, time_plan(graph, buffers)};
+  }
+
+ private:
+  Options options_;
+  platform::CpuDevice device_;
+  std::shared_ptr<const EngineRegistry> registry_;
+  std::unique_ptr<Handle> handle_;
+};
+
+struct CaseResult {
+  std::string name;
+  std::vector<Candidate> candidates;
+  std::string heuristic;
+  double heuristic_ms = 0;
+  const Candidate& winner() const {
+    return *std::min_element(candidates.begin(), candidates.end(),
+                             [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+  }
+  double best_of(const std::string& provider) const {
+    double best = HUGE_VAL;
+    for (const Candidate& c : candidates) {
+      if (c.provider == provider) best = std::min(best, c.ms);
+    }
+    return best;
+  }
+};
+
+Graph square_matmul(Handle* handle, std::int64_t n) {
+  Graph graph;
+  Tensor a = graph.tensor(TensorAttributes().set_name("A").set_uid(1).set_dim({n, n}));
+  Tensor b = graph.tensor(TensorAttributes().set_name("B").set_uid(2).set_dim({n, n}));
+  graph.matmul(a, b)->set_output(true).set_uid(3).set_name("C");
+  (void)graph.validate();
+  (void)graph.build_operation_graph(handle);
+  return graph;
+}
+
+double multiply_adds(const OperationGraph& graph) {
+  const Operation& mm = graph.operations()[0];
+  const auto& a = mm.input("A")->get_dim();
+  return static_cast<double>(a[0]) * static_cast<double>(a[1]) * static_cast<double>(mm.input("B")->get_dim()[1]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      options.quick = true;
+      options.min_time = 0.01;
+    } else if (std::strcmp(argv[i], "--min-time") == 0 && i + 1 < argc) {
+      options.min_time = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: bench_engines [--quick] [--min-time SECONDS]\n");
+      return 2;
+    }
+  }
+  const platform::CpuDescriptor cpu = platform::detect_cpu_descriptor();
+  const platform::CpuDevice device;
+  std::printf("machine: %s (%s), %u effective threads\n", cpu.model_name.c_str(), cpu.microarchitecture.c_str(),
+              device.execution().effective_threads);
+  std::printf("libraries: OpenBLAS %s (%s kernels), BLIS %s (configuration %s)\n\n",
+              engines::openblas_version().c_str(), engines::openblas_core_name().c_str(),
+              engines::blis_version().c_str(), engines::blis_configuration().c_str());
+
+  Bench bench(options);
+  std::vector<CaseResult> cases;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "examples/graphs")) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    const GraphFile file = read_graph_file(path).value();
+    for (std::size_t set = 0; set < file.shape_sets.size(); ++set) {
+      const GraphMaker make = [&, set] {
+        Graph graph = make_graph(file, set).value();
+        (void)graph.validate();
+        (void)graph.build_operation_graph(bench.handle());
+        return graph;
+      };
+      Graph probe = make();
+      if (options.quick && multiply_adds(probe.operation_graph()) > double(1 << 28)) continue;
+      Buffers buffers(probe.operation_graph());
+      CaseResult result;
+      result.name = file.name + " [" + file.shape_sets[set].name + "]";
+      result.candidates = bench.time_candidates(make, buffers);
+      if (result.candidates.empty()) continue;
+      std::tie(result.heuristic, result.heuristic_ms) = bench.time_heuristic(make, buffers);
+      // The same plan as a candidate: its time, so that run-to-run noise does
+      // not show as a ratio below 1.
+      for (const Candidate& c : result.candidates) {
+        if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
+      }
+      cases.push_back(std::move(result));
+    }
+  }
+
+  // The single library best over every case, by geometric mean of its time over the winner's.
+  const std::vector<std::string> providers = {"tunekit", "openblas", "blis"};
+  std::string best_single;
+  double best_score = HUGE_VAL;
+  for (const std::string& provider : providers) {
+    double log_sum = 0;
+    for (const CaseResult& c : cases) log_sum += std::log(c.best_of(provider) / c.winner().ms);
+    const double score = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(cases.size(), 1)));
+    std::printf("%-9s geometric mean of its best time over the winner's: %.3f\n", provider.c_str(), score);
+    if (score < best_score) best_score = score, best_single = provider;
+  }
+  std::printf("\n%-36s %-34s %10s %-30s %10s %16s\n", "graph [shape set]", "winner", "ms", "heuristic's first choice",
+              "/winner", fmt::format("{}/winner", best_single).c_str());
+  for (const CaseResult& c : cases) {
+    const Candidate& w = c.winner();
+    std::printf("%-36s %-34s %10.4f %-30s %10.3f %16.3f\n", c.name.c_str(), w.plan.c_str(), w.ms,
+                c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms);
+  }
+
+  std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (time of the faster / tunekit's time)\n");
+  std::printf("%-14s %8s %14s %14s %14s %10s\n", "square", "threads", "tunekit ms", "openblas ms", "blis ms", "ratio");
+  const std::vector<std::int64_t> squares = options.quick ? std::vector<std::int64_t>{1024}
+                                                          : std::vector<std::int64_t>{1024, 2048};
+  for (std::int64_t n : squares) {
+    const GraphMaker make = [&] { return square_matmul(bench.handle(), n); };
+    Graph probe = make();
+    Buffers buffers(probe.operation_graph());
+    const int hardware = static_cast<int>(device.execution().effective_threads);
+    for (int threads : std::set<int>{1, std::min(2, hardware)}) {
+      auto time_of = [&](std::int64_t engine) {
+        Graph graph = make();
+        (void)graph.create_execution_plan_ext(engine, {{"threads", std::int64_t{threads}}});
+        (void)graph.build_plans(BuildPlanPolicy::ALL);
+        return bench.time_plan(graph, buffers);
+      };
+      const double tk = time_of(engines::kMatmulTunekitEngine);
+      const double ob = time_of(engines::kMatmulOpenblasEngine);
+      const double bl = time_of(engines::kMatmulBlisEngine);
+      std::printf("%-14s %8d %14.3f %14.3f %14.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk, ob,
+                  bl, std::min(ob, bl) / tk);
+    }
+  }
+
+  // autotune()'s own cost: its wall time over the executions it timed.
+  {
+    const GraphFile file =
+        read_graph_file(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "examples/graphs/bert_base_mlp.toml").value();
+    Graph graph = make_graph(file).value();
+    (void)graph.validate();
+    (void)graph.build_operation_graph(bench.handle());
+    for (const auto& engine : bench.registry().engines()) {
+      const std::int64_t id = engine->descriptor().id;
+      if (bench.registry().origin(id)->provider == "tunekit-cpu-reference") continue;
+      (void)graph.add_engine(id);
+      (void)graph.add_engine(id, {{"threads", std::int64_t{1}}});
+    }
+    Buffers buffers(graph.operation_graph());
+    std::vector<std::byte> workspace(std::size_t{64} << 20);
+    AutotuneConfig config;
+    std::vector<AutotuneResult> results;
+    const auto start = Clock::now();
+    const Error tuned = graph.autotune(bench.handle(), buffers.pack, workspace.data(),
+                                       static_cast<std::int64_t>(workspace.size()), config, {}, &results);
+    const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    double timed = 0;
+    for (const AutotuneResult& r : results) {
+      timed += r.avg_time_ms * r.iterations_run * static_cast<double>(std::max<std::int64_t>(r.batch_size, 1));
+    }
+    std::printf("\nautotune() of %s (%zu candidates): %.1f ms wall, %.1f ms of timed executions: overhead %.2fx%s\n",
+                file.name.c_str(), results.size(), wall, timed, wall / timed, tuned.is_good() ? "" : " (failed)");
+  }
+  return 0;
+}
