@@ -67,6 +67,9 @@ function(check_subproject_install build work)
   endif()
 
   run(reconfigured ${CMAKE_COMMAND} -S "${work}/src" -B "${build}" -DTUNEKIT_INSTALL=ON)
+  # Targets with install rules are linked again: their build RPATH (the
+  # BLAS folders) is laid out for the install to rewrite.
+  run(rebuilt ${CMAKE_COMMAND} --build "${build}")
   set(prefix "${work}/install-tunekit")
   file(REMOVE_RECURSE "${prefix}")
   run(installed ${CMAKE_COMMAND} --install "${build}" --prefix "${prefix}")
