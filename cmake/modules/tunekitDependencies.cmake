@@ -54,7 +54,7 @@ if(TUNEKIT_BUILD_BENCHMARKS)
   _tunekit_find_config(benchmark benchmark::benchmark libbenchmark-dev)
 endif()
 
-# The BLAS libraries of the CPU engine providers (kernels/cpu/engines):
+# The libraries of the CPU engine providers (kernels/cpu/engines):
 # optional for tunekit itself (a missing one leaves its engines out, see
 # kernels/cpu/engines/CMakeLists.txt), required by the tests and benchmarks,
 # which compare against them. Debian installs BLIS in a folder of its own, and
@@ -68,10 +68,19 @@ if(TUNEKIT_BLIS_INCLUDE_DIR AND TUNEKIT_BLIS_LIBRARY)
   target_include_directories(tunekit_blis INTERFACE "${TUNEKIT_BLIS_INCLUDE_DIR}")
   target_link_libraries(tunekit_blis INTERFACE "${TUNEKIT_BLIS_LIBRARY}")
 endif()
+# oneDNN by its header and library: Debian's CMake package of oneDNN 2.6
+# requires OpenCL's development files, which its CPU engines do not use.
+find_path(TUNEKIT_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+find_library(TUNEKIT_DNNL_LIBRARY dnnl)
+if(TUNEKIT_DNNL_INCLUDE_DIR AND TUNEKIT_DNNL_LIBRARY)
+  add_library(tunekit_dnnl INTERFACE IMPORTED GLOBAL)
+  target_include_directories(tunekit_dnnl INTERFACE "${TUNEKIT_DNNL_INCLUDE_DIR}")
+  target_link_libraries(tunekit_dnnl INTERFACE "${TUNEKIT_DNNL_LIBRARY}")
+endif()
 
 # References of the tests and benchmarks, never dependencies of the kernels:
-# SLEEF (accuracy and speed of the vector math), OpenBLAS and BLIS (the Gemm
-# anchors).
+# SLEEF (accuracy and speed of the vector math), OpenBLAS, BLIS and oneDNN
+# (the anchors; the tests check every engine provider).
 if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
   _tunekit_find_pkgconfig(sleef tunekit_sleef libsleef-dev)
   if(NOT TARGET PkgConfig::tunekit_openblas)
@@ -79,5 +88,8 @@ if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
   endif()
   if(NOT TARGET tunekit_blis)
     _tunekit_missing(BLIS libblis-dev)
+  endif()
+  if(NOT TARGET tunekit_dnnl)
+    _tunekit_missing(oneDNN libdnnl-dev)
   endif()
 endif()

@@ -1,6 +1,6 @@
 // What choosing between CPU engines buys, measured in one run: for every
 // shape set of the sample graphs (examples/graphs), each engine of tunekit,
-// OpenBLAS and BLIS at its default knobs and on one thread; the winner and
+// OpenBLAS, BLIS and oneDNN at its default knobs and on one thread; the winner and
 // its time, the heuristic's first choice over the winner, and the best single
 // library (the provider best over all cases, by geometric mean) over the
 // winner. Then tunekit's matmul against the faster of OpenBLAS and BLIS on
@@ -25,6 +25,7 @@
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -191,9 +192,10 @@ int main(int argc, char** argv) {
   const platform::CpuDevice device;
   std::printf("machine: %s (%s), %u effective threads\n", cpu.model_name.c_str(), cpu.microarchitecture.c_str(),
               device.execution().effective_threads);
-  std::printf("libraries: OpenBLAS %s (%s kernels), BLIS %s (configuration %s)\n\n",
+  std::printf("libraries: OpenBLAS %s (%s kernels), BLIS %s (configuration %s), oneDNN %s (%s)\n\n",
               engines::openblas_version().c_str(), engines::openblas_core_name().c_str(),
-              engines::blis_version().c_str(), engines::blis_configuration().c_str());
+              engines::blis_version().c_str(), engines::blis_configuration().c_str(),
+              engines::onednn_version().c_str(), engines::onednn_isa().c_str());
 
   Bench bench(options);
   std::vector<CaseResult> cases;
@@ -229,7 +231,7 @@ int main(int argc, char** argv) {
   }
 
   // The single library best over every case, by geometric mean of its time over the winner's.
-  const std::vector<std::string> providers = {"tunekit", "openblas", "blis"};
+  const std::vector<std::string> providers = {"tunekit", "openblas", "blis", "onednn"};
   std::string best_single;
   double best_score = HUGE_VAL;
   for (const std::string& provider : providers) {
@@ -247,8 +249,10 @@ int main(int argc, char** argv) {
                 c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms);
   }
 
-  std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (time of the faster / tunekit's time)\n");
-  std::printf("%-14s %8s %14s %14s %14s %10s\n", "square", "threads", "tunekit ms", "openblas ms", "blis ms", "ratio");
+  std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (ratio: the faster's time over tunekit's;"
+              " oneDNN beside them)\n");
+  std::printf("%-14s %8s %12s %12s %12s %12s %10s\n", "square", "threads", "tunekit ms", "openblas ms", "blis ms",
+              "onednn ms", "ratio");
   const std::vector<std::int64_t> squares = options.quick ? std::vector<std::int64_t>{1024}
                                                           : std::vector<std::int64_t>{1024, 2048};
   for (std::int64_t n : squares) {
@@ -266,8 +270,9 @@ int main(int argc, char** argv) {
       const double tk = time_of(engines::kMatmulTunekitEngine);
       const double ob = time_of(engines::kMatmulOpenblasEngine);
       const double bl = time_of(engines::kMatmulBlisEngine);
-      std::printf("%-14s %8d %14.3f %14.3f %14.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk, ob,
-                  bl, std::min(ob, bl) / tk);
+      const double dn = time_of(engines::kMatmulOnednnEngine);
+      std::printf("%-14s %8d %12.3f %12.3f %12.3f %12.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk,
+                  ob, bl, dn, std::min(ob, bl) / tk);
     }
   }
 

@@ -15,6 +15,7 @@
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -26,7 +27,7 @@ namespace {
 using namespace tunekit::graph;
 
 constexpr std::int64_t kLibraryEngines[] = {kMatmulTunekitEngine, kMatmulTunekitRowSplitEngine, kMatmulOpenblasEngine,
-                                            kMatmulBlisEngine};
+                                            kMatmulBlisEngine, kMatmulOnednnEngine};
 
 std::vector<float> random_values(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -132,10 +133,13 @@ class CpuEngines : public ::testing::Test {
 
 TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
-  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit", "openblas", "blis", "tunekit-cpu-reference"}));
+  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit", "openblas", "blis", "onednn", "tunekit-cpu-reference"}));
   const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();
+  EXPECT_TRUE(std::regex_match(onednn_version(), version)) << onednn_version();
+  EXPECT_EQ(registry_->origin(kMatmulOnednnEngine)->catalogue_version,
+            "onednn-" + onednn_version() + "-" + onednn_isa() + "-engines-1");
   EXPECT_EQ(registry_->origin(kMatmulOpenblasEngine)->catalogue_version,
             "openblas-" + openblas_version() + "-" + openblas_core_name() + "-engines-1");
   EXPECT_EQ(registry_->origin(kMatmulBlisEngine)->catalogue_version,
@@ -143,9 +147,9 @@ TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   EXPECT_EQ(registry_->origin(kMatmulTunekitEngine)->provider, "tunekit");
   EXPECT_NE(registry_->find(kMatmulOpenblasEngine)->descriptor().description.find(openblas_core_name()),
             std::string::npos);
-  std::printf("[engines] OpenBLAS %s (%s kernels, cblas_sgemm from %s); BLIS %s (configuration %s)\n",
+  std::printf("[engines] OpenBLAS %s (%s kernels, cblas_sgemm from %s); BLIS %s (configuration %s); oneDNN %s (%s)\n",
               openblas_version().c_str(), openblas_core_name().c_str(), openblas_sgemm_library().c_str(),
-              blis_version().c_str(), blis_configuration().c_str());
+              blis_version().c_str(), blis_configuration().c_str(), onednn_version().c_str(), onednn_isa().c_str());
 }
 
 TEST_F(CpuEngines, TheOpenblasEngineCallsOpenblasAndNotBlisBlasSymbols) {
@@ -177,6 +181,31 @@ TEST_F(CpuEngines, TunekitTileKnobsChangeTheConfigurationNotTheResult) {
   }
 }
 
+TEST_F(CpuEngines, EachOnednnImplementationMatchesTheReferenceAndOnePastTheListIsRefused) {
+  const Case c{37, 23, 29, false, true, true, Activation::GELU};
+  Graph graph;
+  build(graph, c);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const std::vector<std::string> implementations =
+      onednn_matmul_implementations(match_matmul(graph.operation_graph()).value());
+  ASSERT_GE(implementations.size(), 2u);  // at least a JIT one and ref:any
+  std::string listed;
+  for (std::size_t i = 0; i < implementations.size(); ++i) {
+    check(kMatmulOnednnEngine, c, {{"implementation", static_cast<std::int64_t>(i)}});
+    listed += implementations[i] + " ";
+  }
+  std::printf("[engines] oneDNN's implementations of %s: %s\n", c.describe().c_str(), listed.c_str());
+  const Engine& engine = *registry_->find(kMatmulOnednnEngine);
+  KnobValues knobs = engine.descriptor().resolve({});
+  knobs.set("implementation", static_cast<std::int64_t>(implementations.size()));
+  auto compiled = engine.compile(graph.operation_graph(), knobs, device_);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.error().code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_NE(compiled.error().message().find("oneDNN offers " + std::to_string(implementations.size()) + " implementations"),
+            std::string::npos)
+      << compiled.error().message();
+}
+
 TEST_F(CpuEngines, WorkspaceEstimatesEqualWhatCompileReports) {
   for (Activation activation : {Activation::NONE, Activation::GELU}) {
     Graph graph;
@@ -193,7 +222,10 @@ TEST_F(CpuEngines, WorkspaceEstimatesEqualWhatCompileReports) {
         auto compiled = engine.compile(op_graph, knobs, device_);
         ASSERT_TRUE(compiled.ok()) << compiled.error().message();
         EXPECT_EQ(*estimate, (*compiled)->workspace_size()) << engine.descriptor().name;
-        EXPECT_EQ(*estimate, activation == Activation::GELU ? threads * 2 * 40 * 4 : 0) << engine.descriptor().name;
+        // tunekit's epilogue scratch; oneDNN's is its primitive's scratchpad.
+        if (id != kMatmulOnednnEngine) {
+          EXPECT_EQ(*estimate, activation == Activation::GELU ? threads * 2 * 40 * 4 : 0) << engine.descriptor().name;
+        }
       }
     }
   }

@@ -9,6 +9,9 @@
 #if TUNEKIT_HAVE_BLIS_ENGINES
 #include "tunekit/engines/blis_engines.hpp"
 #endif
+#if TUNEKIT_HAVE_ONEDNN_ENGINES
+#include "tunekit/engines/onednn_engines.hpp"
+#endif
 
 namespace tunekit::engines {
 
@@ -19,6 +22,9 @@ std::vector<std::string> cpu_engine_providers() {
 #endif
 #if TUNEKIT_HAVE_BLIS_ENGINES
   names.emplace_back("blis");
+#endif
+#if TUNEKIT_HAVE_ONEDNN_ENGINES
+  names.emplace_back("onednn");
 #endif
   names.emplace_back("tunekit-cpu-reference");
   return names;
@@ -31,6 +37,9 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #endif
 #if TUNEKIT_HAVE_BLIS_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_blis_engines(registry));
+#endif
+#if TUNEKIT_HAVE_ONEDNN_ENGINES
+  TUNEKIT_RETURN_IF_ERROR(register_onednn_engines(registry));
 #endif
   // Last: the FALLBACK heuristic keeps registration order, and the reference
   // engines are the oracle, not a first choice.

@@ -1,7 +1,7 @@
 // Every CPU engine provider of this build of tunekit, for `tunekit tune` and
 // programs that autotune on the CPU: the reference engines (the correctness
 // oracle), tunekit's own, and those of the libraries found when tunekit was
-// configured (OpenBLAS, BLIS; a missing one is left out).
+// configured (OpenBLAS, BLIS, oneDNN; a missing one is left out).
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@
 namespace tunekit::engines {
 
 // The providers' names, in registration order (the order of the FALLBACK
-// heuristic): "tunekit", then "openblas" and "blis" where built, and
+// heuristic): "tunekit", then "openblas", "blis" and "onednn" where built, and
 // "tunekit-cpu-reference" last.
 std::vector<std::string> cpu_engine_providers();
 

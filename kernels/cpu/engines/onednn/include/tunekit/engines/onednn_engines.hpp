@@ -1,0 +1,50 @@
+// The oneDNN CPU engine:
+//   CPU_MATMUL_ONEDNN (400): a dnnl::matmul primitive with the bias as its
+//     bias argument and the activation as an eltwise post-op (relu,
+//     gelu_erf, logistic, tanh), so oneDNN fuses the epilogue itself. Knobs:
+//     threads (1 .. hardware threads, capped by the device's effective
+//     threads; the OpenMP team of the run, oneDNN sharing tunekit's libgomp)
+//     and implementation (0-7: the position in oneDNN's list of distinct
+//     implementations for the shape, primitive_desc::next_impl(); 0 is
+//     oneDNN's own first choice, a position past the end does not compile).
+// The primitive is created when the plan compiles and its scratchpad is the
+// plan's workspace, so an execution is a steady-state one and compile time
+// stays out of the measured time. The catalogue version names oneDNN's
+// version and the instruction set it runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/graph/engine_registry.hpp"
+
+namespace tunekit::engines {
+
+inline constexpr std::int64_t kMatmulOnednnEngine = 400;
+
+std::string onednn_version();  // "2.6.3"
+std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...
+// The implementations oneDNN offers, in order, for a matmul of this pattern
+// (what the implementation knob counts): "brg:avx512_core", "gemm:jit",
+// "ref:any", ...
+std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& pattern);
+
+class OnednnEngineProvider final : public graph::EngineProvider {
+ public:
+  OnednnEngineProvider();
+  std::string name() const override { return "onednn"; }
+  // "onednn-2.6.3-avx512_core-engines-1".
+  std::string catalogue_version() const override;
+  std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }
+
+ private:
+  std::vector<std::shared_ptr<const graph::Engine>> engines_;
+};
+
+Error register_onednn_engines(graph::EngineRegistry& registry);
+
+}  // namespace tunekit::engines

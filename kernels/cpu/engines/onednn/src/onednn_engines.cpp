@@ -1,0 +1,239 @@
+// The oneDNN matmul engine: one matmul primitive per plan, the epilogue as
+// its bias and an eltwise post-op. oneDNN reports errors by throwing
+// dnnl::error; every call is inside a try that turns it into an Error.
+#include "tunekit/engines/onednn_engines.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using graph::EngineDescriptor;
+using graph::ExecutionArguments;
+using graph::ExecutionKernel;
+using graph::KnobValues;
+using graph::OperationGraph;
+using dims = dnnl::memory::dims;
+using data_type = dnnl::memory::data_type;
+
+constexpr std::int64_t kMaximumImplementation = 7;
+
+Error from(const dnnl::error& e, const char* what) {
+  return {ErrorCode::NOT_SUPPORTED, fmt::format("oneDNN {}: {} (status {})", what, e.what(), static_cast<int>(e.status))};
+}
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::memory::desc operand_desc(const MatrixOperand& x, std::int64_t rows, std::int64_t columns) {
+  const dims strides = x.transposed ? dims{1, x.ld} : dims{x.ld, 1};
+  return dnnl::memory::desc(dims{rows, columns}, data_type::f32, strides);
+}
+
+struct Descs {
+  dnnl::memory::desc a, b, bias, c;
+};
+
+Descs descs(const MatmulPattern& p) {
+  Descs d{operand_desc(p.a, p.m, p.k), operand_desc(p.b, p.k, p.n), {}, dnnl::memory::desc(dims{p.m, p.n}, data_type::f32, dims{p.ldc, 1})};
+  if (p.bias_uid >= 0) d.bias = dnnl::memory::desc(dims{1, p.n}, data_type::f32, dims{p.n, 1});
+  return d;
+}
+
+dnnl::primitive_attr attributes(const MatmulPattern& p) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::algorithm algorithm = dnnl::algorithm::undef;
+  switch (p.activation) {
+    case Activation::NONE: break;
+    case Activation::RELU: algorithm = dnnl::algorithm::eltwise_relu; break;
+    case Activation::GELU: algorithm = dnnl::algorithm::eltwise_gelu_erf; break;
+    case Activation::SIGMOID: algorithm = dnnl::algorithm::eltwise_logistic; break;
+    case Activation::TANH: algorithm = dnnl::algorithm::eltwise_tanh; break;
+  }
+  if (algorithm != dnnl::algorithm::undef) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, algorithm, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
+// The primitive descriptor of the `implementation`-th distinct implementation
+// in oneDNN's list (NOT_SUPPORTED past its end). The list can name one
+// implementation several times in a row (variants oneDNN tries internally),
+// and how many depends on what the process ran before: counting distinct
+// names keeps a knob value meaning the same implementation. Held by pointer:
+// a copy of a descriptor that next_impl() advanced does not keep the
+// implementation it was advanced to.
+using PrimitiveDesc = std::shared_ptr<dnnl::matmul::primitive_desc>;
+Result<PrimitiveDesc> primitive_desc(const MatmulPattern& p, std::int64_t implementation) {
+  try {
+    const Descs d = descs(p);
+    const dnnl::matmul::desc desc = p.bias_uid >= 0 ? dnnl::matmul::desc(d.a, d.b, d.bias, d.c)
+                                                    : dnnl::matmul::desc(d.a, d.b, d.c);
+    auto pd = std::make_shared<dnnl::matmul::primitive_desc>(desc, attributes(p), cpu_engine());
+    std::string current = pd->impl_info_str();
+    for (std::int64_t distinct = 0; distinct < implementation;) {
+      if (!pd->next_impl()) {
+        return Error(ErrorCode::NOT_SUPPORTED, fmt::format("oneDNN offers {} implementations of {}, not {}",
+                                                           distinct + 1, p.describe(), implementation + 1));
+      }
+      if (pd->impl_info_str() != current) {
+        current = pd->impl_info_str();
+        ++distinct;
+      }
+    }
+    return pd;
+  } catch (const dnnl::error& e) {
+    return from(e, "matmul");
+  }
+}
+
+class OnednnMatmul final : public ExecutionKernel {
+ public:
+  OnednnMatmul(MatmulPattern pattern, PrimitiveDesc pd, int threads)
+      : pattern_(pattern), pd_(std::move(pd)), primitive_(*pd_), threads_(threads) {}
+  std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
+  Error execute(const ExecutionArguments& args) override {
+    const std::int64_t needed = workspace_size();
+    if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", needed)};
+    }
+    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
+    if (!x.ok()) return x.error();
+    try {
+      const Descs d = descs(pattern_);
+      const dnnl::engine& engine = cpu_engine();
+      std::unordered_map<int, dnnl::memory> arguments{
+          {DNNL_ARG_SRC, dnnl::memory(d.a, engine, const_cast<float*>(x->a))},
+          {DNNL_ARG_WEIGHTS, dnnl::memory(d.b, engine, const_cast<float*>(x->b))},
+          {DNNL_ARG_DST, dnnl::memory(d.c, engine, x->c)},
+          {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}};
+      if (pattern_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, const_cast<float*>(x->bias)));
+      dnnl::stream stream(engine);
+      // oneDNN's OpenMP runtime runs a primitive on omp_get_max_threads():
+      // the run's team, restored afterwards (also when oneDNN throws).
+      struct TeamScope {
+        int previous = omp_get_max_threads();
+        explicit TeamScope(int threads) { omp_set_num_threads(threads); }
+        ~TeamScope() { omp_set_num_threads(previous); }
+      } team(threads_);
+      primitive_.execute(stream, arguments);
+      stream.wait();
+    } catch (const dnnl::error& e) {
+      return from(e, "matmul execution");
+    }
+    return Error::ok();
+  }
+
+ private:
+  MatmulPattern pattern_;
+  PrimitiveDesc pd_;
+  dnnl::matmul primitive_;
+  int threads_;
+};
+
+class OnednnMatmulEngine final : public graph::Engine {
+ public:
+  explicit OnednnMatmulEngine(EngineDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
+  const EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    return match_matmul(graph).error();
+  }
+  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
+    Result<MatmulPattern> pattern = match_matmul(graph);
+    if (!pattern.ok()) return pattern.error();
+    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0));
+    if (!pd.ok()) return pd.error();
+    return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
+  }
+  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
+                                                   platform::Device& device) const override {
+    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
+    Result<MatmulPattern> pattern = match_matmul(graph);
+    if (!pattern.ok()) return pattern.error();
+    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0));
+    if (!pd.ok()) return pd.error();
+    try {
+      return std::unique_ptr<ExecutionKernel>(
+          new OnednnMatmul(*pattern, std::move(pd).value(), engine_threads(device, knobs.get_int("threads", 1))));
+    } catch (const dnnl::error& e) {
+      return from(e, "matmul primitive");
+    }
+  }
+
+ private:
+  EngineDescriptor descriptor_;
+};
+
+graph::Knob implementation_knob() {
+  graph::Knob knob;
+  knob.id = "implementation";
+  knob.type = graph::KnobType::INT;
+  knob.default_value = std::int64_t{0};
+  knob.min_value = std::int64_t{0};
+  knob.max_value = kMaximumImplementation;
+  knob.description = "position in oneDNN's implementation list for the shape (0: its first choice)";
+  return knob;
+}
+
+}  // namespace
+
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
+}
+
+std::string onednn_isa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return fmt::format("isa{}", static_cast<int>(dnnl::get_effective_cpu_isa()));
+  }
+}
+
+std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& p) {
+  std::vector<std::string> names;
+  for (std::int64_t i = 0; i <= kMaximumImplementation; ++i) {
+    Result<PrimitiveDesc> pd = primitive_desc(p, i);
+    if (!pd.ok()) break;
+    names.emplace_back((*pd)->impl_info_str());
+  }
+  return names;
+}
+
+OnednnEngineProvider::OnednnEngineProvider() {
+  engines_.push_back(std::make_shared<OnednnMatmulEngine>(EngineDescriptor{
+      kMatmulOnednnEngine,
+      "CPU_MATMUL_ONEDNN",
+      {threads_knob(), implementation_knob()},
+      40,
+      fmt::format("oneDNN {} matmul ({}) with the bias and activation fused as post-ops", onednn_version(),
+                  onednn_isa())}));
+}
+
+std::string OnednnEngineProvider::catalogue_version() const {
+  return fmt::format("onednn-{}-{}-engines-1", onednn_version(), onednn_isa());
+}
+
+Error register_onednn_engines(graph::EngineRegistry& registry) {
+  return registry.add_provider(OnednnEngineProvider());
+}
+
+}  // namespace tunekit::engines
