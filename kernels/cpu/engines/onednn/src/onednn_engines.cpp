@@ -8,6 +8,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "onednn_common.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 
@@ -22,16 +23,8 @@ using graph::OperationGraph;
 using dims = dnnl::memory::dims;
 using data_type = dnnl::memory::data_type;
 
-constexpr std::int64_t kMaximumImplementation = 7;
-
-Error from(const dnnl::error& e, const char* what) {
-  return {ErrorCode::NOT_SUPPORTED, fmt::format("oneDNN {}: {} (status {})", what, e.what(), static_cast<int>(e.status))};
-}
-
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
+using detail::onednn_cpu_engine;
+using detail::onednn_error;
 
 dnnl::memory::desc operand_desc(const MatrixOperand& x, std::int64_t rows, std::int64_t columns) {
   const dims strides = x.transposed ? dims{1, x.ld} : dims{x.ld, 1};
@@ -67,34 +60,19 @@ dnnl::primitive_attr attributes(const MatmulPattern& p) {
   return attr;
 }
 
-// The primitive descriptor of the `implementation`-th distinct implementation
-// in oneDNN's list (NOT_SUPPORTED past its end). The list can name one
-// implementation several times in a row (variants oneDNN tries internally),
-// and how many depends on what the process ran before: counting distinct
-// names keeps a knob value meaning the same implementation. Held by pointer:
-// a copy of a descriptor that next_impl() advanced does not keep the
-// implementation it was advanced to.
+// The primitive descriptor of the `implementation`-th distinct
+// implementation in oneDNN's list, held by pointer (see advance_to_distinct).
 using PrimitiveDesc = std::shared_ptr<dnnl::matmul::primitive_desc>;
 Result<PrimitiveDesc> primitive_desc(const MatmulPattern& p, std::int64_t implementation) {
   try {
     const Descs d = descs(p);
     const dnnl::matmul::desc desc = p.bias_uid >= 0 ? dnnl::matmul::desc(d.a, d.b, d.bias, d.c)
                                                     : dnnl::matmul::desc(d.a, d.b, d.c);
-    auto pd = std::make_shared<dnnl::matmul::primitive_desc>(desc, attributes(p), cpu_engine());
-    std::string current = pd->impl_info_str();
-    for (std::int64_t distinct = 0; distinct < implementation;) {
-      if (!pd->next_impl()) {
-        return Error(ErrorCode::NOT_SUPPORTED, fmt::format("oneDNN offers {} implementations of {}, not {}",
-                                                           distinct + 1, p.describe(), implementation + 1));
-      }
-      if (pd->impl_info_str() != current) {
-        current = pd->impl_info_str();
-        ++distinct;
-      }
-    }
+    auto pd = std::make_shared<dnnl::matmul::primitive_desc>(desc, attributes(p), onednn_cpu_engine());
+    TUNEKIT_RETURN_IF_ERROR(detail::advance_to_distinct(*pd, implementation, p.describe()));
     return pd;
   } catch (const dnnl::error& e) {
-    return from(e, "matmul");
+    return onednn_error(e, "matmul");
   }
 }
 
@@ -112,7 +90,7 @@ class OnednnMatmul final : public ExecutionKernel {
     if (!x.ok()) return x.error();
     try {
       const Descs d = descs(pattern_);
-      const dnnl::engine& engine = cpu_engine();
+      const dnnl::engine& engine = onednn_cpu_engine();
       std::unordered_map<int, dnnl::memory> arguments{
           {DNNL_ARG_SRC, dnnl::memory(d.a, engine, const_cast<float*>(x->a))},
           {DNNL_ARG_WEIGHTS, dnnl::memory(d.b, engine, const_cast<float*>(x->b))},
@@ -120,17 +98,11 @@ class OnednnMatmul final : public ExecutionKernel {
           {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}};
       if (pattern_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, const_cast<float*>(x->bias)));
       dnnl::stream stream(engine);
-      // oneDNN's OpenMP runtime runs a primitive on omp_get_max_threads():
-      // the run's team, restored afterwards (also when oneDNN throws).
-      struct TeamScope {
-        int previous = omp_get_max_threads();
-        explicit TeamScope(int threads) { omp_set_num_threads(threads); }
-        ~TeamScope() { omp_set_num_threads(previous); }
-      } team(threads_);
+      detail::OnednnTeam team(threads_);
       primitive_.execute(stream, arguments);
       stream.wait();
     } catch (const dnnl::error& e) {
-      return from(e, "matmul execution");
+      return onednn_error(e, "matmul execution");
     }
     return Error::ok();
   }
@@ -168,7 +140,7 @@ class OnednnMatmulEngine final : public graph::Engine {
       return std::unique_ptr<ExecutionKernel>(
           new OnednnMatmul(*pattern, std::move(pd).value(), engine_threads(device, knobs.get_int("threads", 1))));
     } catch (const dnnl::error& e) {
-      return from(e, "matmul primitive");
+      return onednn_error(e, "matmul primitive");
     }
   }
 
@@ -176,18 +148,31 @@ class OnednnMatmulEngine final : public graph::Engine {
   EngineDescriptor descriptor_;
 };
 
-graph::Knob implementation_knob() {
+}  // namespace
+
+namespace detail {
+
+const dnnl::engine& onednn_cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+Error onednn_error(const dnnl::error& e, const char* what) {
+  return {ErrorCode::NOT_SUPPORTED, fmt::format("oneDNN {}: {} (status {})", what, e.what(), static_cast<int>(e.status))};
+}
+
+graph::Knob onednn_implementation_knob() {
   graph::Knob knob;
   knob.id = "implementation";
   knob.type = graph::KnobType::INT;
   knob.default_value = std::int64_t{0};
   knob.min_value = std::int64_t{0};
-  knob.max_value = kMaximumImplementation;
-  knob.description = "position in oneDNN's implementation list for the shape (0: its first choice)";
+  knob.max_value = kOnednnMaximumImplementation;
+  knob.description = "position in oneDNN's list of distinct implementations for the shape (0: its first choice)";
   return knob;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string onednn_version() {
   const dnnl_version_t* v = dnnl_version();
@@ -210,7 +195,7 @@ std::string onednn_isa() {
 
 std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& p) {
   std::vector<std::string> names;
-  for (std::int64_t i = 0; i <= kMaximumImplementation; ++i) {
+  for (std::int64_t i = 0; i <= detail::kOnednnMaximumImplementation; ++i) {
     Result<PrimitiveDesc> pd = primitive_desc(p, i);
     if (!pd.ok()) break;
     names.emplace_back((*pd)->impl_info_str());
@@ -222,10 +207,11 @@ OnednnEngineProvider::OnednnEngineProvider() {
   engines_.push_back(std::make_shared<OnednnMatmulEngine>(EngineDescriptor{
       kMatmulOnednnEngine,
       "CPU_MATMUL_ONEDNN",
-      {threads_knob(), implementation_knob()},
+      {threads_knob(), detail::onednn_implementation_knob()},
       40,
       fmt::format("oneDNN {} matmul ({}) with the bias and activation fused as post-ops", onednn_version(),
                   onednn_isa())}));
+  engines_.push_back(detail::make_onednn_conv_engine());
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {

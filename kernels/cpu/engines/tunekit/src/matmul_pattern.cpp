@@ -4,9 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 
-#include "tunekit/platform/cpu_device.hpp"
 
 namespace tunekit::engines {
 namespace {
@@ -169,13 +167,5 @@ Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::Va
   return buffers;
 }
 
-int engine_threads(const platform::Device& device, std::int64_t requested) noexcept {
-  std::int64_t available = 1;
-  if (const auto* cpu = dynamic_cast<const platform::CpuDevice*>(&device)) {
-    available = std::max<std::int64_t>(1, cpu->execution().effective_threads);
-  }
-  if (requested > 0) available = std::min(available, requested);
-  return static_cast<int>(std::min<std::int64_t>(available, INT_MAX));
-}
 
 }  // namespace tunekit::engines

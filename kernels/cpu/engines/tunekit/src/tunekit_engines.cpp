@@ -6,13 +6,16 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <climits>
 #include <thread>
 
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/platform/cpu_device.hpp"
 #include "tunekit/tuning/tuning_session.hpp"
+#include "tunekit_gemm.hpp"
 
 namespace tunekit::engines {
 namespace {
@@ -141,11 +144,7 @@ class TunekitMatmulEngine final : public graph::Engine {
     Result<MatmulPattern> pattern = match_matmul(graph);
     if (!pattern.ok()) return pattern.error();
     const int threads = engine_threads(device, knobs.get_int("threads", 1));
-    tuning::TuningSessionOptions options;
-    options.threads = static_cast<std::uint32_t>(threads);
-    Result<tuning::TuningSession> session = tuning::TuningSession::create(options);
-    if (!session.ok()) return session.error();
-    Result<cpu::GemmKernel> gemm = cpu::GemmKernel::for_session(*session, DataType::FLOAT);
+    Result<cpu::GemmKernel> gemm = detail::session_gemm(threads);
     if (!gemm.ok()) return gemm.error();
     cpu::GemmPackedTuning config = gemm->config();
     if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
@@ -165,6 +164,25 @@ class TunekitMatmulEngine final : public graph::Engine {
 };
 
 }  // namespace
+
+namespace detail {
+Result<cpu::GemmKernel> session_gemm(int threads) {
+  tuning::TuningSessionOptions options;
+  options.threads = static_cast<std::uint32_t>(threads);
+  Result<tuning::TuningSession> session = tuning::TuningSession::create(options);
+  if (!session.ok()) return session.error();
+  return cpu::GemmKernel::for_session(*session, DataType::FLOAT);
+}
+}  // namespace detail
+
+int engine_threads(const platform::Device& device, std::int64_t requested) noexcept {
+  std::int64_t available = 1;
+  if (const auto* cpu = dynamic_cast<const platform::CpuDevice*>(&device)) {
+    available = std::max<std::int64_t>(1, cpu->execution().effective_threads);
+  }
+  if (requested > 0) available = std::min(available, requested);
+  return static_cast<int>(std::min<std::int64_t>(available, INT_MAX));
+}
 
 graph::Knob threads_knob() {
   const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
@@ -198,6 +216,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
                        "C's rows split between the threads: each multiplies its rows with the serial Gemm and "
                        "applies the bias and activation while they are in its cache"},
       Strategy::ROW_SPLIT));
+  for (auto& engine : detail::make_conv_engines()) engines_.push_back(std::move(engine));
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {

@@ -7,6 +7,11 @@
 //     and implementation (0-7: the position in oneDNN's list of distinct
 //     implementations for the shape, primitive_desc::next_impl(); 0 is
 //     oneDNN's own first choice, a position past the end does not compile).
+//   CPU_CONV_ONEDNN (410): a convolution_forward primitive (conv_pattern.hpp)
+//     on the graph's NCHW or NHWC tensors, the bias as its bias and the relu
+//     as a post-op; the filter is reordered into the layout the primitive
+//     prefers at each execution, into the workspace. Knobs: threads,
+//     algorithm (auto, direct, winograd) and implementation (as above).
 // The primitive is created when the plan compiles and its scratchpad is the
 // plan's workspace, so an execution is a steady-state one and compile time
 // stays out of the measured time. The catalogue version names oneDNN's
@@ -19,12 +24,14 @@
 #include <vector>
 
 #include "tunekit/core/error.hpp"
+#include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/graph/engine_registry.hpp"
 
 namespace tunekit::engines {
 
 inline constexpr std::int64_t kMatmulOnednnEngine = 400;
+inline constexpr std::int64_t kConvOnednnEngine = 410;
 
 std::string onednn_version();  // "2.6.3"
 std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...
@@ -32,6 +39,9 @@ std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx
 // (what the implementation knob counts): "brg:avx512_core", "gemm:jit",
 // "ref:any", ...
 std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& pattern);
+// The same for a convolution with `algorithm` ("auto", "direct", "winograd";
+// empty when oneDNN has none for it).
+std::vector<std::string> onednn_conv_implementations(const ConvPattern& pattern, const std::string& algorithm);
 
 class OnednnEngineProvider final : public graph::EngineProvider {
  public:

@@ -54,8 +54,4 @@ struct MatmulBuffers {
 };
 Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack);
 
-// The threads an engine may use on `device`: the CPU device's effective
-// threads (affinity, quota), capped by `requested` when it is positive.
-int engine_threads(const platform::Device& device, std::int64_t requested) noexcept;
-
 }  // namespace tunekit::engines

@@ -11,6 +11,11 @@
 // Both match the pattern of matmul_pattern.hpp; their workspace is the
 // epilogue's scratch (threads x epilogue_scratch_floats floats), the Gemm's
 // packing buffers being its own per-thread ones.
+//   CPU_CONV_TUNEKIT_IM2COL (110): conv_fprop (conv_pattern.hpp), each
+//     image's patches unrolled into the workspace (C*R*S x P*Q floats), then
+//     one Gemm against the filter. Knob: threads.
+//   CPU_CONV_TUNEKIT_1X1 (111): a 1x1 conv_fprop with stride 1 and no
+//     padding as the Gemm itself, no workspace. Knob: threads.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +30,14 @@ namespace tunekit::engines {
 
 inline constexpr std::int64_t kMatmulTunekitEngine = 100;
 inline constexpr std::int64_t kMatmulTunekitRowSplitEngine = 101;
+inline constexpr std::int64_t kConvTunekitIm2colEngine = 110;
+inline constexpr std::int64_t kConvTunekit1x1Engine = 111;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
+// The threads an engine may use on `device`: the CPU device's effective
+// threads (affinity, quota), capped by `requested` when it is positive.
+int engine_threads(const platform::Device& device, std::int64_t requested) noexcept;
 
 class TunekitEngineProvider final : public graph::EngineProvider {
  public:

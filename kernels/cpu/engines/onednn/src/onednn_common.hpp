@@ -1,0 +1,70 @@
+// Internal to tunekit_engines_onednn: what its matmul and convolution
+// engines share (the CPU engine object, error conversion, the run's OpenMP
+// team, the implementation knob and how it walks oneDNN's list).
+#pragma once
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cstdint>
+#include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+
+#include "tunekit/core/error.hpp"
+#include "tunekit/graph/engine.hpp"
+#include "tunekit/graph/knob.hpp"
+
+namespace tunekit::engines::detail {
+
+inline constexpr std::int64_t kOnednnMaximumImplementation = 7;
+
+// One oneDNN CPU engine for the process.
+const dnnl::engine& onednn_cpu_engine();
+
+// NOT_SUPPORTED naming what failed and oneDNN's message and status.
+Error onednn_error(const dnnl::error& e, const char* what);
+
+// The implementation knob: 0 .. kOnednnMaximumImplementation.
+graph::Knob onednn_implementation_knob();
+
+// Moves pd to the `implementation`-th distinct implementation of oneDNN's
+// list (NOT_SUPPORTED past its end). The list can name one implementation
+// several times in a row (variants oneDNN tries internally), and how many
+// depends on what the process ran before: counting distinct names keeps a
+// knob value meaning the same implementation. Call on a descriptor held in
+// place: a copy of an advanced descriptor does not keep its position.
+template <typename PrimitiveDesc>
+Error advance_to_distinct(PrimitiveDesc& pd, std::int64_t implementation, const std::string& what) {
+  std::string current = pd.impl_info_str();
+  for (std::int64_t distinct = 0; distinct < implementation;) {
+    if (!pd.next_impl()) {
+      return {ErrorCode::NOT_SUPPORTED,
+              fmt::format("oneDNN offers {} implementations of {}, not {}", distinct + 1, what, implementation + 1)};
+    }
+    if (pd.impl_info_str() != current) {
+      current = pd.impl_info_str();
+      ++distinct;
+    }
+  }
+  return Error::ok();
+}
+
+// oneDNN's OpenMP runtime runs a primitive on omp_get_max_threads(): the
+// run's team for the scope, the previous value restored after it (also when
+// oneDNN throws).
+class OnednnTeam {
+ public:
+  explicit OnednnTeam(int threads) : previous_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~OnednnTeam() { omp_set_num_threads(previous_); }
+  OnednnTeam(const OnednnTeam&) = delete;
+  OnednnTeam& operator=(const OnednnTeam&) = delete;
+
+ private:
+  int previous_;
+};
+
+// CPU_CONV_ONEDNN (onednn_conv.cpp).
+std::shared_ptr<const graph::Engine> make_onednn_conv_engine();
+
+}  // namespace tunekit::engines::detail

@@ -1,0 +1,224 @@
+// The oneDNN convolution engine: a convolution_forward primitive per plan on
+// the graph's own NCHW or NHWC tensors, with the weights in the layout the
+// primitive prefers (reordered into the workspace at each execution: the
+// filter is an input and may change between runs), the bias as its bias
+// argument and the relu as a post-op.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "onednn_common.hpp"
+#include "tunekit/engines/conv_pattern.hpp"
+#include "tunekit/engines/onednn_engines.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+
+namespace tunekit::engines::detail {
+namespace {
+
+using graph::EngineDescriptor;
+using graph::ExecutionArguments;
+using graph::ExecutionKernel;
+using graph::KnobValues;
+using graph::OperationGraph;
+using dims = dnnl::memory::dims;
+using data_type = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+constexpr std::int64_t kAlignment = 64;
+
+std::int64_t aligned(std::int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+struct ConvDescs {
+  dnnl::memory::desc x, w_user, w_any, bias, y;
+};
+
+ConvDescs conv_descs(const ConvPattern& p) {
+  const tag layout = p.nhwc ? tag::nhwc : tag::nchw;
+  ConvDescs d;
+  d.x = dnnl::memory::desc(dims{p.n, p.c, p.h, p.w}, data_type::f32, layout);
+  d.w_user = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::oihw);
+  d.w_any = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::any);
+  d.y = dnnl::memory::desc(dims{p.n, p.k, p.p, p.q}, data_type::f32, layout);
+  if (p.bias_uid >= 0) d.bias = dnnl::memory::desc(dims{p.k}, data_type::f32, tag::a);
+  return d;
+}
+
+dnnl::algorithm algorithm_of(const std::string& name) {
+  if (name == "direct") return dnnl::algorithm::convolution_direct;
+  if (name == "winograd") return dnnl::algorithm::convolution_winograd;
+  return dnnl::algorithm::convolution_auto;
+}
+
+using ConvPrimitiveDesc = std::shared_ptr<dnnl::convolution_forward::primitive_desc>;
+
+Result<ConvPrimitiveDesc> conv_primitive_desc(const ConvPattern& p, const std::string& algorithm,
+                                              std::int64_t implementation) {
+  try {
+    const ConvDescs d = conv_descs(p);
+    // oneDNN's dilation counts the gaps (0: dense); its right padding is what
+    // makes the output extent come out as the graph's.
+    const dims strides{p.stride_h, p.stride_w};
+    const dims dilates{p.dilation_h - 1, p.dilation_w - 1};
+    const dims pad_left{p.pad_h, p.pad_w};
+    const dims pad_right{(p.p - 1) * p.stride_h + (p.r - 1) * p.dilation_h + 1 - p.h - p.pad_h,
+                         (p.q - 1) * p.stride_w + (p.s - 1) * p.dilation_w + 1 - p.w - p.pad_w};
+    const auto desc = p.bias_uid >= 0
+                          ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm_of(algorithm),
+                                                            d.x, d.w_any, d.bias, d.y, strides, dilates, pad_left,
+                                                            pad_right)
+                          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm_of(algorithm),
+                                                            d.x, d.w_any, d.y, strides, dilates, pad_left, pad_right);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (p.relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    auto pd = std::make_shared<dnnl::convolution_forward::primitive_desc>(desc, attr, onednn_cpu_engine());
+    TUNEKIT_RETURN_IF_ERROR(advance_to_distinct(*pd, implementation, p.describe()));
+    return pd;
+  } catch (const dnnl::error& e) {
+    return onednn_error(e, fmt::format("convolution ({})", algorithm).c_str());
+  }
+}
+
+// The workspace: the primitive's scratchpad, then the reordered weights
+// when the primitive wants another layout than KCRS.
+struct ConvWorkspace {
+  std::int64_t scratchpad = 0, weights = 0;
+  bool reorder = false;
+  std::int64_t total() const { return aligned(scratchpad) + (reorder ? weights : 0); }
+};
+
+ConvWorkspace conv_workspace(const dnnl::convolution_forward::primitive_desc& pd, const ConvPattern& p) {
+  ConvWorkspace w;
+  w.scratchpad = static_cast<std::int64_t>(pd.scratchpad_desc().get_size());
+  w.reorder = pd.weights_desc() != conv_descs(p).w_user;
+  w.weights = static_cast<std::int64_t>(pd.weights_desc().get_size());
+  return w;
+}
+
+class OnednnConv final : public ExecutionKernel {
+ public:
+  OnednnConv(ConvPattern pattern, ConvPrimitiveDesc pd, int threads)
+      : p_(pattern), pd_(std::move(pd)), primitive_(*pd_), workspace_(conv_workspace(*pd_, p_)), threads_(threads) {
+    if (workspace_.reorder) reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(
+        onednn_cpu_engine(), conv_descs(p_).w_user, onednn_cpu_engine(), pd_->weights_desc()));
+  }
+  std::int64_t workspace_size() const override { return workspace_.total(); }
+  Error execute(const ExecutionArguments& args) override {
+    if (workspace_.total() > 0 && (args.workspace == nullptr || args.workspace_size < workspace_.total())) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", workspace_.total())};
+    }
+    Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
+    if (!b.ok()) return b.error();
+    try {
+      const ConvDescs d = conv_descs(p_);
+      const dnnl::engine& engine = onednn_cpu_engine();
+      auto* base = static_cast<std::byte*>(args.workspace);
+      dnnl::stream stream(engine);
+      OnednnTeam team(threads_);
+      dnnl::memory user_weights(d.w_user, engine, const_cast<float*>(b->w));
+      dnnl::memory weights = user_weights;
+      if (workspace_.reorder) {
+        weights = dnnl::memory(pd_->weights_desc(), engine, base + aligned(workspace_.scratchpad));
+        reorder_.execute(stream, user_weights, weights);
+      }
+      std::unordered_map<int, dnnl::memory> arguments{
+          {DNNL_ARG_SRC, dnnl::memory(d.x, engine, const_cast<float*>(b->x))},
+          {DNNL_ARG_WEIGHTS, weights},
+          {DNNL_ARG_DST, dnnl::memory(d.y, engine, b->y)},
+          {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, base)}};
+      if (p_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, const_cast<float*>(b->bias)));
+      primitive_.execute(stream, arguments);
+      stream.wait();
+    } catch (const dnnl::error& e) {
+      return onednn_error(e, "convolution execution");
+    }
+    return Error::ok();
+  }
+
+ private:
+  ConvPattern p_;
+  ConvPrimitiveDesc pd_;
+  dnnl::convolution_forward primitive_;
+  ConvWorkspace workspace_;
+  dnnl::reorder reorder_;
+  int threads_;
+};
+
+class OnednnConvEngine final : public graph::Engine {
+ public:
+  explicit OnednnConvEngine(EngineDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
+  const EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    return match_conv(graph).error();
+  }
+  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
+    Result<ConvPattern> p = match_conv(graph);
+    if (!p.ok()) return p.error();
+    Result<ConvPrimitiveDesc> pd =
+        conv_primitive_desc(*p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0));
+    if (!pd.ok()) return pd.error();
+    return conv_workspace(**pd, *p).total();
+  }
+  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
+                                                   platform::Device& device) const override {
+    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
+    const ConvPattern p = match_conv(graph).value();
+    Result<ConvPrimitiveDesc> pd =
+        conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0));
+    if (!pd.ok()) return pd.error();
+    try {
+      return std::unique_ptr<ExecutionKernel>(
+          new OnednnConv(p, std::move(pd).value(), engine_threads(device, knobs.get_int("threads", 1))));
+    } catch (const dnnl::error& e) {
+      return onednn_error(e, "convolution primitive");
+    }
+  }
+
+ private:
+  EngineDescriptor descriptor_;
+};
+
+graph::Knob algorithm_knob() {
+  graph::Knob knob;
+  knob.id = "algorithm";
+  knob.type = graph::KnobType::STRING;
+  knob.default_value = std::string("auto");
+  knob.allowed_values = {std::string("auto"), std::string("direct"), std::string("winograd")};
+  knob.description = "oneDNN's convolution algorithm (auto: oneDNN chooses; winograd: 3x3, stride 1 only)";
+  return knob;
+}
+
+}  // namespace
+
+std::shared_ptr<const graph::Engine> make_onednn_conv_engine() {
+  return std::make_shared<OnednnConvEngine>(
+      EngineDescriptor{kConvOnednnEngine,
+                       "CPU_CONV_ONEDNN",
+                       {threads_knob(), algorithm_knob(), onednn_implementation_knob()},
+                       41,
+                       fmt::format("oneDNN {} convolution_forward ({}) with the bias and relu fused", onednn_version(),
+                                   onednn_isa())});
+}
+
+}  // namespace tunekit::engines::detail
+
+namespace tunekit::engines {
+
+std::vector<std::string> onednn_conv_implementations(const ConvPattern& pattern, const std::string& algorithm) {
+  using namespace detail;
+  std::vector<std::string> names;
+  for (std::int64_t i = 0; i <= kOnednnMaximumImplementation; ++i) {
+    Result<ConvPrimitiveDesc> pd = conv_primitive_desc(pattern, algorithm, i);
+    if (!pd.ok()) break;
+    names.emplace_back((*pd)->impl_info_str());
+  }
+  return names;
+}
+
+}  // namespace tunekit::engines

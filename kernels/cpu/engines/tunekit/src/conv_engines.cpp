@@ -1,0 +1,173 @@
+// tunekit's convolution engines on the packed Gemm: im2col (each image's
+// patches unrolled into the workspace, then one Gemm against the filter)
+// and, for 1x1 filters with stride 1 and no padding, the Gemm alone.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+
+#include "tunekit/engines/conv_pattern.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+#include "tunekit_gemm.hpp"
+
+namespace tunekit::engines::detail {
+namespace {
+
+using graph::EngineDescriptor;
+using graph::ExecutionArguments;
+using graph::ExecutionKernel;
+using graph::KnobValues;
+using graph::OperationGraph;
+using cpu::Transpose;
+
+enum class Strategy { IM2COL, POINTWISE };
+
+// Floats of one image's unrolled patches: C*R*S x P*Q.
+std::int64_t columns_floats(const ConvPattern& p) { return p.c * p.r * p.s * p.p * p.q; }
+
+// One image's patches: NCHW as [C*R*S, P*Q] (so Y = W x col), NHWC as
+// [P*Q, C*R*S] (so Y = col x W^T); padding reads as 0.
+void im2col(const ConvPattern& p, const float* x, float* col, int threads) {
+  const std::int64_t crs = p.c * p.r * p.s;
+  const std::int64_t pq = p.p * p.q;
+  if (!p.nhwc) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t row = 0; row < crs; ++row) {
+      const std::int64_t c = row / (p.r * p.s), r = row / p.s % p.r, s = row % p.s;
+      const float* plane = x + c * p.h * p.w;
+      float* out = col + row * pq;
+      for (std::int64_t oh = 0; oh < p.p; ++oh) {
+        const std::int64_t ih = oh * p.stride_h - p.pad_h + r * p.dilation_h;
+        float* line = out + oh * p.q;
+        if (ih < 0 || ih >= p.h) {
+          std::fill_n(line, p.q, 0.0f);
+          continue;
+        }
+        for (std::int64_t ow = 0; ow < p.q; ++ow) {
+          const std::int64_t iw = ow * p.stride_w - p.pad_w + s * p.dilation_w;
+          line[ow] = iw >= 0 && iw < p.w ? plane[ih * p.w + iw] : 0.0f;
+        }
+      }
+    }
+  } else {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t pixel = 0; pixel < pq; ++pixel) {
+      const std::int64_t oh = pixel / p.q, ow = pixel % p.q;
+      float* out = col + pixel * crs;
+      for (std::int64_t c = 0; c < p.c; ++c) {
+        for (std::int64_t r = 0; r < p.r; ++r) {
+          const std::int64_t ih = oh * p.stride_h - p.pad_h + r * p.dilation_h;
+          for (std::int64_t s = 0; s < p.s; ++s) {
+            const std::int64_t iw = ow * p.stride_w - p.pad_w + s * p.dilation_w;
+            const bool inside = ih >= 0 && ih < p.h && iw >= 0 && iw < p.w;
+            out[(c * p.r + r) * p.s + s] = inside ? x[(ih * p.w + iw) * p.c + c] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+}
+
+class ConvKernel final : public ExecutionKernel {
+ public:
+  ConvKernel(ConvPattern pattern, Strategy strategy, cpu::GemmKernel gemm, int threads)
+      : p_(pattern), strategy_(strategy), gemm_(gemm), threads_(threads) {}
+  std::int64_t workspace_size() const override {
+    return strategy_ == Strategy::IM2COL ? columns_floats(p_) * static_cast<std::int64_t>(sizeof(float)) : 0;
+  }
+  Error execute(const ExecutionArguments& args) override {
+    const std::int64_t needed = workspace_size();
+    if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
+      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", needed)};
+    }
+    Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
+    if (!b.ok()) return b.error();
+    const std::int64_t crs = p_.c * p_.r * p_.s, pq = p_.p * p_.q, hw = p_.h * p_.w;
+    if (strategy_ == Strategy::POINTWISE && p_.nhwc) {
+      // The whole batch is one [N*H*W, C] x [C, K] product.
+      TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::YES, p_.n * hw, p_.k, p_.c, 1.0f, b->x, p_.c, b->w,
+                                        p_.c, 0.0f, b->y, p_.k, cpu::GemmPath::AUTO, threads_));
+    } else {
+      auto* col = static_cast<float*>(args.workspace);
+      for (std::int64_t image = 0; image < p_.n; ++image) {
+        const float* x = b->x + image * p_.c * hw;
+        float* y = b->y + image * p_.k * pq;
+        if (strategy_ == Strategy::POINTWISE) {
+          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::NO, p_.k, hw, p_.c, 1.0f, b->w, p_.c, x, hw,
+                                            0.0f, y, hw, cpu::GemmPath::AUTO, threads_));
+          continue;
+        }
+        im2col(p_, x, col, threads_);
+        if (p_.nhwc) {
+          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::YES, pq, p_.k, crs, 1.0f, col, crs, b->w, crs,
+                                            0.0f, y, p_.k, cpu::GemmPath::AUTO, threads_));
+        } else {
+          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::NO, p_.k, pq, crs, 1.0f, b->w, crs, col, pq,
+                                            0.0f, y, pq, cpu::GemmPath::AUTO, threads_));
+        }
+      }
+    }
+    apply_conv_epilogue(p_, b->bias, b->y, threads_);
+    return Error::ok();
+  }
+
+ private:
+  ConvPattern p_;
+  Strategy strategy_;
+  cpu::GemmKernel gemm_;
+  int threads_;
+};
+
+class TunekitConvEngine final : public graph::Engine {
+ public:
+  TunekitConvEngine(EngineDescriptor descriptor, Strategy strategy)
+      : descriptor_(std::move(descriptor)), strategy_(strategy) {}
+  const EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    return match(graph).error();
+  }
+  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
+    Result<ConvPattern> p = match(graph);
+    if (!p.ok()) return p.error();
+    return strategy_ == Strategy::IM2COL ? columns_floats(*p) * static_cast<std::int64_t>(sizeof(float)) : 0;
+  }
+  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
+                                                   platform::Device& device) const override {
+    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
+    const ConvPattern p = match(graph).value();
+    const int threads = engine_threads(device, knobs.get_int("threads", 1));
+    Result<cpu::GemmKernel> gemm = session_gemm(threads);
+    if (!gemm.ok()) return gemm.error();
+    return std::unique_ptr<ExecutionKernel>(new ConvKernel(p, strategy_, *gemm, threads));
+  }
+
+ private:
+  Result<ConvPattern> match(const OperationGraph& graph) const {
+    Result<ConvPattern> p = match_conv(graph);
+    if (p.ok() && strategy_ == Strategy::POINTWISE && !p->is_pointwise()) {
+      return Error(ErrorCode::NOT_SUPPORTED, "only 1x1 filters with stride 1 and no padding");
+    }
+    return p;
+  }
+
+  EngineDescriptor descriptor_;
+  Strategy strategy_;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines() {
+  return {std::make_shared<TunekitConvEngine>(
+              EngineDescriptor{kConvTunekitIm2colEngine, "CPU_CONV_TUNEKIT_IM2COL", {threads_knob()}, 12,
+                               "each image's patches unrolled into the workspace, then tunekit's packed Gemm against "
+                               "the filter; the bias and relu in a second pass"},
+              Strategy::IM2COL),
+          std::make_shared<TunekitConvEngine>(
+              EngineDescriptor{kConvTunekit1x1Engine, "CPU_CONV_TUNEKIT_1X1", {threads_knob()}, 11,
+                               "a 1x1 convolution with stride 1 as tunekit's packed Gemm (NHWC: one product for the "
+                               "whole batch)"},
+              Strategy::POINTWISE)};
+}
+
+}  // namespace tunekit::engines::detail

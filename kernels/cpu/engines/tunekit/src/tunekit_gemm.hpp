@@ -1,0 +1,22 @@
+// Internal to tunekit_engines_tunekit: the session's Gemm that tunekit's
+// matmul and convolution engines run, and the convolution engines' factory.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "tunekit/core/result.hpp"
+#include "tunekit/cpu/gemm.hpp"
+#include "tunekit/graph/engine.hpp"
+
+namespace tunekit::engines::detail {
+
+// The FLOAT Gemm of a session created for `threads` (its resolved
+// configuration: the profiles and calibration registered in the process,
+// else the portable defaults), capped at `threads`.
+Result<cpu::GemmKernel> session_gemm(int threads);
+
+// CPU_CONV_TUNEKIT_IM2COL and CPU_CONV_TUNEKIT_1X1.
+std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();
+
+}  // namespace tunekit::engines::detail

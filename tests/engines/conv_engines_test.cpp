@@ -1,0 +1,219 @@
+// The CPU convolution engines (tunekit's im2col and 1x1, oneDNN's with each
+// algorithm and implementation) against a double-precision direct
+// convolution on random inputs: both layouts, padding, stride, dilation,
+// bias and relu, outputs poisoned first; workspace estimates against what
+// compile reports; what they refuse.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include <random>
+
+#include "tunekit/engines/conv_pattern.hpp"
+#include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/onednn_engines.hpp"
+#include "tunekit/engines/tunekit_engines.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::engines {
+namespace {
+
+using namespace tunekit::graph;
+
+struct ConvCase {
+  std::int64_t n, c, h, w, k, r, s;
+  std::int64_t pad = 0, stride = 1, dilation = 1;
+  bool nhwc = false, bias = false, relu = false;
+  std::string describe() const {
+    return fmt::format("{}x{}x{}x{} k{} {}x{} pad {} stride {} dilation {}{}{}{}", n, c, h, w, k, r, s, pad, stride,
+                       dilation, nhwc ? " nhwc" : " nchw", bias ? " +bias" : "", relu ? " +relu" : "");
+  }
+  std::int64_t p() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
+  std::int64_t q() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
+};
+
+std::vector<std::int64_t> strides_of(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, bool nhwc) {
+  (void)n;
+  return nhwc ? std::vector<std::int64_t>{h * w * c, 1, w * c, c} : std::vector<std::int64_t>{c * h * w, h * w, w, 1};
+}
+
+std::vector<float> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// conv_fprop of x and w into a new virtual tensor of `dims`.
+Tensor conv(Graph& graph, Tensor x, Tensor w, std::vector<std::int64_t> dims, std::int64_t pad, std::int64_t stride,
+            std::int64_t dilation) {
+  Tensor y = std::make_shared<TensorAttributes>(TensorAttributes().set_dim(std::move(dims)).set_is_virtual(true));
+  Operation op;
+  op.kind = OperationKind::CONV_FPROP;
+  op.inputs = {{"X", std::move(x)}, {"W", std::move(w)}};
+  op.outputs = {{"Y", y}};
+  op.list_attributes = {{"padding", {pad, pad}}, {"stride", {stride, stride}}, {"dilation", {dilation, dilation}}};
+  graph.add_operation(std::move(op));
+  return y;
+}
+
+class ConvEngines : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto registry = std::make_shared<EngineRegistry>();
+    ASSERT_TRUE(register_cpu_engines(*registry).is_good());
+    registry_ = registry;
+    handle_ = std::move(Handle::create(device_, registry_)).value();
+  }
+
+  // uids: X 1, W 2, bias 3, output 4.
+  static void build(Graph& graph, const ConvCase& c) {
+    Tensor x = graph.tensor(
+        TensorAttributes().set_uid(1).set_dim({c.n, c.c, c.h, c.w}).set_stride(strides_of(c.n, c.c, c.h, c.w, c.nhwc)));
+    Tensor w = graph.tensor(TensorAttributes().set_uid(2).set_dim({c.k, c.c, c.r, c.s}));
+    Tensor y = conv(graph, x, w, {c.n, c.k, c.p(), c.q()}, c.pad, c.stride, c.dilation);
+    y->set_stride(strides_of(c.n, c.k, c.p(), c.q(), c.nhwc));
+    if (c.bias) y = graph.pointwise(y, graph.tensor(TensorAttributes().set_uid(3).set_dim({1, c.k, 1, 1})), PointwiseMode::ADD);
+    if (c.relu) y = graph.pointwise(y, PointwiseMode::RELU);
+    y->set_output(true).set_uid(4).set_stride(strides_of(c.n, c.k, c.p(), c.q(), c.nhwc));
+  }
+
+  void check(std::int64_t engine, const ConvCase& c, const std::map<std::string, KnobValue>& knobs) {
+    SCOPED_TRACE(registry_->find(engine)->descriptor().name + " " + c.describe());
+    const std::vector<float> x = random_values(static_cast<std::size_t>(c.n * c.c * c.h * c.w), 21);
+    const std::vector<float> w = random_values(static_cast<std::size_t>(c.k * c.c * c.r * c.s), 22);
+    const std::vector<float> bias = random_values(static_cast<std::size_t>(c.k), 23);
+    Graph graph;
+    build(graph, c);
+    const Error built = graph.build_operation_graph(handle_.get());
+    ASSERT_TRUE(built.is_good()) << built.message();
+    const Error created = graph.create_execution_plan_ext(engine, knobs);
+    ASSERT_TRUE(created.is_good()) << created.message();
+    ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+    std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
+    const std::int64_t p = c.p(), q = c.q();
+    std::vector<float> out(static_cast<std::size_t>(c.n * c.k * p * q), std::nanf(""));
+    VariantPack pack{{1, const_cast<float*>(x.data())}, {2, const_cast<float*>(w.data())}, {4, out.data()}};
+    if (c.bias) pack[3] = const_cast<float*>(bias.data());
+    const Error executed = graph.execute(handle_.get(), pack, workspace.data());
+    ASSERT_TRUE(executed.is_good()) << executed.message();
+    const auto xs = strides_of(c.n, c.c, c.h, c.w, c.nhwc);
+    const auto ys = strides_of(c.n, c.k, p, q, c.nhwc);
+    for (std::int64_t in = 0; in < c.n; ++in) {
+      for (std::int64_t k = 0; k < c.k; ++k) {
+        for (std::int64_t oh = 0; oh < p; ++oh) {
+          for (std::int64_t ow = 0; ow < q; ++ow) {
+            double sum = c.bias ? bias[static_cast<std::size_t>(k)] : 0.0;
+            for (std::int64_t ch = 0; ch < c.c; ++ch) {
+              for (std::int64_t r = 0; r < c.r; ++r) {
+                for (std::int64_t s = 0; s < c.s; ++s) {
+                  const std::int64_t ih = oh * c.stride - c.pad + r * c.dilation;
+                  const std::int64_t iw = ow * c.stride - c.pad + s * c.dilation;
+                  if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                  sum += static_cast<double>(x[static_cast<std::size_t>(in * xs[0] + ch * xs[1] + ih * xs[2] + iw * xs[3])]) *
+                         w[static_cast<std::size_t>(((k * c.c + ch) * c.r + r) * c.s + s)];
+                }
+              }
+            }
+            const double expected = c.relu ? std::max(sum, 0.0) : sum;
+            const float got = out[static_cast<std::size_t>(in * ys[0] + k * ys[1] + oh * ys[2] + ow * ys[3])];
+            ASSERT_LE(std::fabs(got - expected), 1e-4 * std::max(1.0, std::fabs(expected)))
+                << "at n " << in << " k " << k << " (" << oh << ", " << ow << "): got " << got << ", expected " << expected;
+          }
+        }
+      }
+    }
+  }
+
+  platform::CpuDevice device_;
+  std::shared_ptr<const EngineRegistry> registry_;
+  std::unique_ptr<Handle> handle_;
+};
+
+const std::vector<ConvCase>& general_cases() {
+  static const std::vector<ConvCase> cases{
+      {2, 3, 9, 11, 4, 3, 3, 1, 1, 1, false, true, true}, {2, 3, 9, 11, 4, 3, 3, 1, 1, 1, true, true, true},
+      {1, 5, 12, 10, 6, 3, 3, 0, 2, 1, false, false, false}, {1, 5, 12, 10, 6, 3, 3, 2, 1, 2, true, true, false},
+      {3, 8, 7, 6, 16, 1, 1, 0, 1, 1, true, true, true},  {3, 8, 7, 6, 16, 1, 1, 0, 1, 1, false, false, true},
+  };
+  return cases;
+}
+
+TEST_F(ConvEngines, Im2colMatchesTheDoubleReferenceOnEveryLayoutPaddingStrideAndDilation) {
+  for (const ConvCase& c : general_cases()) {
+    check(kConvTunekitIm2colEngine, c, {});
+    check(kConvTunekitIm2colEngine, c, {{"threads", std::int64_t{1}}});
+  }
+}
+
+TEST_F(ConvEngines, OneByOneMatchesTheReferenceAndRefusesOtherFilters) {
+  for (const ConvCase& c : general_cases()) {
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const Error applicable = registry_->find(kConvTunekit1x1Engine)->check_applicable(graph.operation_graph(), device_);
+    if (c.r == 1 && c.s == 1) {
+      EXPECT_TRUE(applicable.is_good()) << applicable.message();
+      check(kConvTunekit1x1Engine, c, {});
+    } else {
+      EXPECT_EQ(applicable.message(), "only 1x1 filters with stride 1 and no padding");
+    }
+  }
+}
+
+TEST_F(ConvEngines, OnednnMatchesTheReferenceWithEachAlgorithmAndImplementation) {
+  for (const ConvCase& c : general_cases()) {
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const ConvPattern pattern = match_conv(graph.operation_graph()).value();
+    for (const char* algorithm : {"auto", "direct", "winograd"}) {
+      const std::vector<std::string> implementations = onednn_conv_implementations(pattern, algorithm);
+      if (std::string(algorithm) != "winograd") {
+        EXPECT_FALSE(implementations.empty()) << algorithm;
+      }
+      for (std::size_t i = 0; i < implementations.size(); ++i) {
+        check(kConvOnednnEngine, c, {{"algorithm", std::string(algorithm)}, {"implementation", static_cast<std::int64_t>(i)}});
+      }
+    }
+  }
+}
+
+TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
+  for (const ConvCase& c : general_cases()) {
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    for (std::int64_t id : {kConvTunekitIm2colEngine, kConvTunekit1x1Engine, kConvOnednnEngine}) {
+      const Engine& engine = *registry_->find(id);
+      if (engine.check_applicable(graph.operation_graph(), device_).is_bad()) continue;
+      const KnobValues knobs = engine.descriptor().resolve({});
+      Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+      ASSERT_TRUE(estimate.ok());
+      auto compiled = engine.compile(graph.operation_graph(), knobs, device_);
+      ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+      EXPECT_EQ(*estimate, (*compiled)->workspace_size()) << engine.descriptor().name << " " << c.describe();
+      if (id == kConvTunekitIm2colEngine) {
+        EXPECT_EQ(*estimate, c.c * c.r * c.s * c.p() * c.q() * 4) << c.describe();
+      }
+    }
+  }
+}
+
+TEST_F(ConvEngines, ALayoutThatIsNeitherNchwNorNhwcIsRefused) {
+  Graph graph;
+  Tensor x = graph.tensor(TensorAttributes().set_uid(1).set_dim({1, 2, 4, 4}).set_stride({64, 16, 4, 1}));  // padded batch
+  Tensor w = graph.tensor(TensorAttributes().set_uid(2).set_dim({3, 2, 3, 3}));
+  conv(graph, x, w, {1, 3, 4, 4}, 1, 1, 1)->set_output(true).set_uid(4);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  for (std::int64_t id : {kConvTunekitIm2colEngine, kConvOnednnEngine}) {
+    const Error applicable = registry_->find(id)->check_applicable(graph.operation_graph(), device_);
+    EXPECT_EQ(applicable.message(), "X must be densely packed NCHW or NHWC");
+  }
+}
+
+}  // namespace
+}  // namespace tunekit::engines
