@@ -10,6 +10,7 @@
 
 #include <random>
 
+#include "tunekit/engines/conv_find_engine.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
@@ -201,6 +202,55 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
       }
     }
   }
+}
+
+TEST_F(ConvEngines, FindRunsTheHeuristicChoiceUntilPrimedAndTheMeasuredOneAfter) {
+  const auto& find = dynamic_cast<const ConvFindEngine&>(*registry_->find(kConvFindEngine));
+  EXPECT_TRUE(find.descriptor().supports_exhaustive());
+  const ConvCase c{1, 16, 20, 20, 16, 3, 3, 1, 1, 1, true, true, true};
+  Graph graph;
+  build(graph, c);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const int threads = static_cast<int>(find.descriptor().resolve({}).get_int("threads"));
+  EXPECT_EQ(find.choice(graph.operation_graph(), device_, threads), "CPU_CONV_ONEDNN[algorithm=auto]");
+  EXPECT_FALSE(find.measured(graph.operation_graph(), threads));
+  check(kConvFindEngine, c, {});
+
+  // A priming plan measures every candidate, keeps the fastest, and its
+  // outputs are still the convolution's.
+  check(kConvFindEngine, c, {{"global.benchmarking", std::int64_t{1}}});
+  EXPECT_TRUE(find.measured(graph.operation_graph(), threads));
+  const std::optional<std::string> measured = find.choice(graph.operation_graph(), device_, threads);
+  ASSERT_TRUE(measured.has_value());
+  std::printf("[engines] CPU_CONV_FIND measured %s for %s\n", measured->c_str(), c.describe().c_str());
+  check(kConvFindEngine, c, {});
+
+  // Another thread count is a choice of its own.
+  EXPECT_FALSE(find.measured(graph.operation_graph(), threads + 1));
+}
+
+TEST_F(ConvEngines, ExhaustiveAutotuningPrimesFind) {
+  const auto& find = dynamic_cast<const ConvFindEngine&>(*registry_->find(kConvFindEngine));
+  const ConvCase c{1, 8, 14, 14, 8, 3, 3, 1, 1, 1, false, true, false};
+  Graph graph;
+  build(graph, c);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  ASSERT_TRUE(graph.add_engine(kConvFindEngine, {{"threads", std::int64_t{1}}}).is_good());
+  std::vector<float> x(static_cast<std::size_t>(c.n * c.c * c.h * c.w), 0.5f);
+  std::vector<float> w(static_cast<std::size_t>(c.k * c.c * c.r * c.s), 0.25f);
+  std::vector<float> bias(static_cast<std::size_t>(c.k), 1.0f);
+  std::vector<float> y(static_cast<std::size_t>(c.n * c.k * c.p() * c.q()));
+  VariantPack pack{{1, x.data()}, {2, w.data()}, {3, bias.data()}, {4, y.data()}};
+  std::vector<std::byte> workspace(std::size_t{16} << 20);
+  AutotuneConfig config;
+  config.mode = TuneMode::EXHAUSTIVE;
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.timed_iterations = 2;
+  std::vector<AutotuneResult> results;
+  const Error tuned = graph.autotune(handle_.get(), pack, workspace.data(), static_cast<std::int64_t>(workspace.size()),
+                                     config, {}, &results);
+  ASSERT_TRUE(tuned.is_good()) << tuned.message();
+  EXPECT_TRUE(find.measured(graph.operation_graph(), 1));
 }
 
 TEST_F(ConvEngines, ALayoutThatIsNeitherNchwNorNhwcIsRefused) {

@@ -133,7 +133,7 @@ class CpuEngines : public ::testing::Test {
 
 TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
-  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit", "openblas", "blis", "onednn", "tunekit-cpu-reference"}));
+  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit", "openblas", "blis", "onednn", "tunekit-find", "tunekit-cpu-reference"}));
   const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();

@@ -2,6 +2,7 @@
 #include "tunekit/engines/cpu_engines.hpp"
 
 #include "tunekit/cpu/engines.hpp"
+#include "tunekit/engines/conv_find_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
 #include "tunekit/engines/openblas_engines.hpp"
@@ -14,6 +15,52 @@
 #endif
 
 namespace tunekit::engines {
+namespace {
+
+// CPU_CONV_FIND over tunekit's convolutions and, where built, oneDNN's with
+// each algorithm.
+class FindEngineProvider final : public graph::EngineProvider {
+ public:
+  FindEngineProvider() {
+    const TunekitEngineProvider tunekit;
+    auto engine = [](const graph::EngineProvider& provider, std::int64_t id) {
+      for (const auto& e : provider.engines()) {
+        if (e->descriptor().id == id) return e;
+      }
+      return std::shared_ptr<const graph::Engine>();
+    };
+    auto candidate = [](std::shared_ptr<const graph::Engine> e, std::vector<graph::KnobSetting> settings,
+                        std::string name) {
+      return ConvFindEngine::Candidate{e, e->descriptor().resolve(settings), std::move(name)};
+    };
+    std::vector<ConvFindEngine::Candidate> candidates;
+#if TUNEKIT_HAVE_ONEDNN_ENGINES
+    const OnednnEngineProvider onednn;
+    const auto onednn_conv = engine(onednn, kConvOnednnEngine);
+    candidates.push_back(candidate(onednn_conv, {{"algorithm", std::string("auto")}}, "CPU_CONV_ONEDNN[algorithm=auto]"));
+#endif
+    candidates.push_back(candidate(engine(tunekit, kConvTunekit1x1Engine), {}, "CPU_CONV_TUNEKIT_1X1"));
+    candidates.push_back(candidate(engine(tunekit, kConvTunekitIm2colEngine), {}, "CPU_CONV_TUNEKIT_IM2COL"));
+#if TUNEKIT_HAVE_ONEDNN_ENGINES
+    candidates.push_back(candidate(onednn_conv, {{"algorithm", std::string("direct")}}, "CPU_CONV_ONEDNN[algorithm=direct]"));
+    candidates.push_back(
+        candidate(onednn_conv, {{"algorithm", std::string("winograd")}}, "CPU_CONV_ONEDNN[algorithm=winograd]"));
+    catalogue_ = "find-1-" + onednn.catalogue_version();
+#else
+    catalogue_ = "find-1";
+#endif
+    engines_.push_back(std::make_shared<ConvFindEngine>(std::move(candidates)));
+  }
+  std::string name() const override { return "tunekit-find"; }
+  std::string catalogue_version() const override { return catalogue_; }
+  std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }
+
+ private:
+  std::string catalogue_;
+  std::vector<std::shared_ptr<const graph::Engine>> engines_;
+};
+
+}  // namespace
 
 std::vector<std::string> cpu_engine_providers() {
   std::vector<std::string> names = {"tunekit"};
@@ -26,6 +73,7 @@ std::vector<std::string> cpu_engine_providers() {
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   names.emplace_back("onednn");
 #endif
+  names.emplace_back("tunekit-find");
   names.emplace_back("tunekit-cpu-reference");
   return names;
 }
@@ -41,6 +89,7 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_onednn_engines(registry));
 #endif
+  TUNEKIT_RETURN_IF_ERROR(registry.add_provider(FindEngineProvider()));
   // Last: the FALLBACK heuristic keeps registration order, and the reference
   // engines are the oracle, not a first choice.
   return cpu::register_reference_engines(registry);
