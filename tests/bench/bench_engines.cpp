@@ -23,6 +23,7 @@
 #include <set>
 
 #include "tunekit/engines/blis_engines.hpp"
+#include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
@@ -168,6 +169,7 @@ Graph square_matmul(Handle* handle, std::int64_t n) {
 }
 
 double multiply_adds(const OperationGraph& graph) {
+  if (Result<engines::ConvPattern> conv = engines::match_conv(graph); conv.ok()) return conv->multiply_adds();
   const Operation& mm = graph.operations()[0];
   const auto& a = mm.input("A")->get_dim();
   return static_cast<double>(a[0]) * static_cast<double>(a[1]) * static_cast<double>(mm.input("B")->get_dim()[1]);

@@ -15,6 +15,7 @@
 
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/engines/blis_engines.hpp"
+#include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -68,6 +69,42 @@ struct Buffers {
     for (std::int64_t uid : outputs) std::fill(data[uid].begin(), data[uid].end(), std::nanf(""));
   }
 };
+
+// The convolution of a conv sample graph in double precision, in Y's layout.
+std::vector<float> reference_conv(const ConvPattern& p, Buffers& buffers) {
+  const std::vector<float>& x = buffers.data.at(p.x_uid);
+  const std::vector<float>& w = buffers.data.at(p.w_uid);
+  const std::vector<float>* bias = p.bias_uid >= 0 ? &buffers.data.at(p.bias_uid) : nullptr;
+  std::vector<float> y(static_cast<std::size_t>(p.n * p.k * p.p * p.q));
+  auto x_at = [&](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w_) {
+    return p.nhwc ? x[static_cast<std::size_t>(((n * p.h + h) * p.w + w_) * p.c + c)]
+                  : x[static_cast<std::size_t>(((n * p.c + c) * p.h + h) * p.w + w_)];
+  };
+  for (std::int64_t n = 0; n < p.n; ++n) {
+    for (std::int64_t k = 0; k < p.k; ++k) {
+      for (std::int64_t oh = 0; oh < p.p; ++oh) {
+        for (std::int64_t ow = 0; ow < p.q; ++ow) {
+          double sum = bias ? (*bias)[static_cast<std::size_t>(k)] : 0.0;
+          for (std::int64_t r = 0; r < p.r; ++r) {
+            const std::int64_t ih = oh * p.stride_h - p.pad_h + r * p.dilation_h;
+            if (ih < 0 || ih >= p.h) continue;
+            for (std::int64_t s = 0; s < p.s; ++s) {
+              const std::int64_t iw = ow * p.stride_w - p.pad_w + s * p.dilation_w;
+              if (iw < 0 || iw >= p.w) continue;
+              for (std::int64_t c = 0; c < p.c; ++c) {
+                sum += static_cast<double>(x_at(n, c, ih, iw)) * w[static_cast<std::size_t>(((k * p.c + c) * p.r + r) * p.s + s)];
+              }
+            }
+          }
+          const double value = p.relu ? std::max(sum, 0.0) : sum;
+          const std::int64_t at = p.nhwc ? ((n * p.p + oh) * p.q + ow) * p.k + k : ((n * p.k + k) * p.p + oh) * p.q + ow;
+          y[static_cast<std::size_t>(at)] = static_cast<float>(value);
+        }
+      }
+    }
+  }
+  return y;
+}
 
 class SampleGraphs : public ::testing::Test {
  protected:
@@ -128,11 +165,20 @@ TEST_F(SampleGraphs, EveryShapeSetHasThreeEnginesFromTwoLibrariesThatMatchTheRef
       EXPECT_GE(applicable.size(), 3u);
       EXPECT_GE(libraries.size(), 2u);
 
+      // The oracle: the reference engine for matmul graphs, a double-precision
+      // direct convolution for conv graphs (no reference engine runs them).
       Buffers buffers(graph.operation_graph());
-      const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
-      ASSERT_TRUE(referenced.is_good()) << referenced.message();
-      const std::map<std::int64_t, std::vector<float>> expected = buffers.data;
-      const std::int64_t depth = graph.operation_graph().operations()[0].input("A")->get_dim().back();
+      std::map<std::int64_t, std::vector<float>> expected;
+      std::int64_t depth = 0;
+      if (Result<ConvPattern> conv = match_conv(graph.operation_graph()); conv.ok()) {
+        expected[conv->y_uid] = reference_conv(*conv, buffers);
+        depth = conv->c * conv->r * conv->s;
+      } else {
+        const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
+        ASSERT_TRUE(referenced.is_good()) << referenced.message();
+        expected = buffers.data;
+        depth = graph.operation_graph().operations()[0].input("A")->get_dim().back();
+      }
       for (std::int64_t id : applicable) {
         SCOPED_TRACE(registry_->find(id)->descriptor().name);
         const Error ran = run(*file, set, id, {}, buffers);

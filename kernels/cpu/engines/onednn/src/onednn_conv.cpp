@@ -53,8 +53,10 @@ dnnl::algorithm algorithm_of(const std::string& name) {
 using ConvPrimitiveDesc = std::shared_ptr<dnnl::convolution_forward::primitive_desc>;
 
 Result<ConvPrimitiveDesc> conv_primitive_desc(const ConvPattern& p, const std::string& algorithm,
-                                              std::int64_t implementation) {
+                                              std::int64_t implementation, int threads) {
   try {
+    // As for the matmul: the team oneDNN sees now is the one it runs with.
+    OnednnTeam team(threads);
     const ConvDescs d = conv_descs(p);
     // oneDNN's dilation counts the gaps (0: dense); its right padding is what
     // makes the output extent come out as the graph's.
@@ -160,21 +162,25 @@ class OnednnConvEngine final : public graph::Engine {
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
     Result<ConvPattern> p = match_conv(graph);
     if (!p.ok()) return p.error();
-    Result<ConvPrimitiveDesc> pd =
-        conv_primitive_desc(*p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0));
-    if (!pd.ok()) return pd.error();
+    // As the matmul engine: knob values without an implementation estimate
+    // nothing and are refused when they compile.
+    Result<ConvPrimitiveDesc> pd = conv_primitive_desc(*p, knobs.get_string("algorithm", "auto"),
+                                                       knobs.get_int("implementation", 0),
+                                                       static_cast<int>(knobs.get_int("threads", 1)));
+    if (!pd.ok()) return std::int64_t{0};
     return conv_workspace(**pd, *p).total();
   }
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
     const ConvPattern p = match_conv(graph).value();
+    const int threads = engine_threads(device, knobs.get_int("threads", 1));
     Result<ConvPrimitiveDesc> pd =
-        conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0));
+        conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0), threads);
     if (!pd.ok()) return pd.error();
     try {
-      return std::unique_ptr<ExecutionKernel>(
-          new OnednnConv(p, std::move(pd).value(), engine_threads(device, knobs.get_int("threads", 1))));
+      OnednnTeam team(threads);
+      return std::unique_ptr<ExecutionKernel>(new OnednnConv(p, std::move(pd).value(), threads));
     } catch (const dnnl::error& e) {
       return onednn_error(e, "convolution primitive");
     }
@@ -214,7 +220,7 @@ std::vector<std::string> onednn_conv_implementations(const ConvPattern& pattern,
   using namespace detail;
   std::vector<std::string> names;
   for (std::int64_t i = 0; i <= kOnednnMaximumImplementation; ++i) {
-    Result<ConvPrimitiveDesc> pd = conv_primitive_desc(pattern, algorithm, i);
+    Result<ConvPrimitiveDesc> pd = conv_primitive_desc(pattern, algorithm, i, omp_get_max_threads());
     if (!pd.ok()) break;
     names.emplace_back((*pd)->impl_info_str());
   }

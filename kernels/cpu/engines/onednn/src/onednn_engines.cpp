@@ -63,8 +63,11 @@ dnnl::primitive_attr attributes(const MatmulPattern& p) {
 // The primitive descriptor of the `implementation`-th distinct
 // implementation in oneDNN's list, held by pointer (see advance_to_distinct).
 using PrimitiveDesc = std::shared_ptr<dnnl::matmul::primitive_desc>;
-Result<PrimitiveDesc> primitive_desc(const MatmulPattern& p, std::int64_t implementation) {
+Result<PrimitiveDesc> primitive_desc(const MatmulPattern& p, std::int64_t implementation, int threads) {
   try {
+    // oneDNN decomposes the work for the team it sees when the descriptor
+    // and the primitive are created, and runs with that team.
+    detail::OnednnTeam team(threads);
     const Descs d = descs(p);
     const dnnl::matmul::desc desc = p.bias_uid >= 0 ? dnnl::matmul::desc(d.a, d.b, d.bias, d.c)
                                                     : dnnl::matmul::desc(d.a, d.b, d.c);
@@ -125,8 +128,12 @@ class OnednnMatmulEngine final : public graph::Engine {
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
     Result<MatmulPattern> pattern = match_matmul(graph);
     if (!pattern.ok()) return pattern.error();
-    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0));
-    if (!pd.ok()) return pd.error();
+    // Knob values oneDNN has no implementation for estimate nothing: the
+    // candidate is refused when it compiles, with oneDNN's reason, and the
+    // other candidates of a sweep stay.
+    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0),
+                                              static_cast<int>(knobs.get_int("threads", 1)));
+    if (!pd.ok()) return std::int64_t{0};
     return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
   }
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
@@ -134,11 +141,12 @@ class OnednnMatmulEngine final : public graph::Engine {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
     Result<MatmulPattern> pattern = match_matmul(graph);
     if (!pattern.ok()) return pattern.error();
-    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0));
+    const int threads = engine_threads(device, knobs.get_int("threads", 1));
+    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0), threads);
     if (!pd.ok()) return pd.error();
     try {
-      return std::unique_ptr<ExecutionKernel>(
-          new OnednnMatmul(*pattern, std::move(pd).value(), engine_threads(device, knobs.get_int("threads", 1))));
+      detail::OnednnTeam team(threads);
+      return std::unique_ptr<ExecutionKernel>(new OnednnMatmul(*pattern, std::move(pd).value(), threads));
     } catch (const dnnl::error& e) {
       return onednn_error(e, "matmul primitive");
     }
@@ -196,7 +204,7 @@ std::string onednn_isa() {
 std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& p) {
   std::vector<std::string> names;
   for (std::int64_t i = 0; i <= detail::kOnednnMaximumImplementation; ++i) {
-    Result<PrimitiveDesc> pd = primitive_desc(p, i);
+    Result<PrimitiveDesc> pd = primitive_desc(p, i, omp_get_max_threads());
     if (!pd.ok()) break;
     names.emplace_back((*pd)->impl_info_str());
   }
