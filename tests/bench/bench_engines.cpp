@@ -233,22 +233,31 @@ int main(int argc, char** argv) {
   }
 
   // The single library best over every case, by geometric mean of its time over the winner's.
-  const std::vector<std::string> providers = {"tunekit", "openblas", "blis", "onednn"};
+  const std::vector<std::string> providers = {"tunekit", "openblas", "blis", "onednn", "tunekit-find"};
   std::string best_single;
   double best_score = HUGE_VAL;
   for (const std::string& provider : providers) {
     double log_sum = 0;
+    // A provider absent from a case (no engine of it applies) counts as
+    // infinitely slow there: the best single library must cover every case.
     for (const CaseResult& c : cases) log_sum += std::log(c.best_of(provider) / c.winner().ms);
     const double score = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(cases.size(), 1)));
     std::printf("%-9s geometric mean of its best time over the winner's: %.3f\n", provider.c_str(), score);
     if (score < best_score) best_score = score, best_single = provider;
   }
-  std::printf("\n%-36s %-34s %10s %-30s %10s %16s\n", "graph [shape set]", "winner", "ms", "heuristic's first choice",
-              "/winner", fmt::format("{}/winner", best_single).c_str());
+  std::printf("\n%-36s %-34s %10s %-30s %10s %16s %18s\n", "graph [shape set]", "winner", "ms",
+              "heuristic's first choice", "/winner", fmt::format("{}/winner", best_single).c_str(),
+              "onednn auto/winner");
   for (const CaseResult& c : cases) {
     const Candidate& w = c.winner();
-    std::printf("%-36s %-34s %10.4f %-30s %10.3f %16.3f\n", c.name.c_str(), w.plan.c_str(), w.ms,
-                c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms);
+    // oneDNN's own choice (CPU_CONV_ONEDNN at its defaults: algorithm auto)
+    // beside the tuned one, for the convolutions.
+    double onednn_auto = std::nan("");
+    for (const Candidate& candidate : c.candidates) {
+      if (candidate.plan == "CPU_CONV_ONEDNN") onednn_auto = candidate.ms;
+    }
+    std::printf("%-36s %-34s %10.4f %-30s %10.3f %16.3f %18.3f\n", c.name.c_str(), w.plan.c_str(), w.ms,
+                c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms, onednn_auto / w.ms);
   }
 
   std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (ratio: the faster's time over tunekit's;"

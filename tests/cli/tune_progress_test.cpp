@@ -68,7 +68,10 @@ TEST_F(TuneProgress, EachShapePrintsOneLineWithItsCandidatesAndWinner) {
                                            " \\[base\\]: ([0-9]+) candidates, ([0-9]+) succeeded, winner '[A-Za-z_]+'")))
       << run.err;
   EXPECT_GE(std::stoi(line[1].str()), 2) << run.err;
-  EXPECT_EQ(line[1].str(), line[2].str()) << run.err;
+  // Some candidates may fail (a oneDNN implementation position past its list
+  // for the shape, with the reason in the table); the winner is among the others.
+  EXPECT_GE(std::stoi(line[2].str()), 1) << run.err;
+  EXPECT_LE(std::stoi(line[2].str()), std::stoi(line[1].str())) << run.err;
   EXPECT_EQ(run.err.find("no successful candidate"), std::string::npos) << run.err;
 }
 

@@ -133,7 +133,7 @@ class CpuEngines : public ::testing::Test {
 
 TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
-  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit", "openblas", "blis", "onednn", "tunekit-find", "tunekit-cpu-reference"}));
+  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit-find", "tunekit", "openblas", "blis", "onednn", "tunekit-cpu-reference"}));
   const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();
@@ -204,6 +204,19 @@ TEST_F(CpuEngines, EachOnednnImplementationMatchesTheReferenceAndOnePastTheListI
   EXPECT_NE(compiled.error().message().find("oneDNN offers " + std::to_string(implementations.size()) + " implementations"),
             std::string::npos)
       << compiled.error().message();
+}
+
+TEST_F(CpuEngines, OnednnRefusesSizesPastItsThirtyTwoBitOffsetsInsteadOfCrashing) {
+  // oneDNN 2.6 dies of SIGFPE creating a descriptor with a dimension of 2^32.
+  Graph graph;
+  build(graph, {std::int64_t{1} << 32, 1, 1, false, false, false, Activation::NONE});
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const Error applicable = registry_->find(kMatmulOnednnEngine)->check_applicable(graph.operation_graph(), device_);
+  EXPECT_EQ(applicable.code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_NE(applicable.message().find("a size of 4294967296 exceeds what oneDNN takes (2147483647)"), std::string::npos)
+      << applicable.message();
+  const Engine& engine = *registry_->find(kMatmulOnednnEngine);
+  EXPECT_FALSE(engine.estimate_workspace(graph.operation_graph(), engine.descriptor().resolve({})).ok());
 }
 
 TEST_F(CpuEngines, WorkspaceEstimatesEqualWhatCompileReports) {

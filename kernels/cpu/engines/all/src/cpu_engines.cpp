@@ -63,7 +63,7 @@ class FindEngineProvider final : public graph::EngineProvider {
 }  // namespace
 
 std::vector<std::string> cpu_engine_providers() {
-  std::vector<std::string> names = {"tunekit"};
+  std::vector<std::string> names = {"tunekit-find", "tunekit"};
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
   names.emplace_back("openblas");
 #endif
@@ -73,12 +73,15 @@ std::vector<std::string> cpu_engine_providers() {
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   names.emplace_back("onednn");
 #endif
-  names.emplace_back("tunekit-find");
   names.emplace_back("tunekit-cpu-reference");
   return names;
 }
 
 Error register_cpu_engines(graph::EngineRegistry& registry) {
+  // First: the FALLBACK heuristic keeps registration order, and for a
+  // convolution CPU_CONV_FIND's unprimed choice (oneDNN's auto) is the one
+  // to start with; it applies to nothing else.
+  TUNEKIT_RETURN_IF_ERROR(registry.add_provider(FindEngineProvider()));
   TUNEKIT_RETURN_IF_ERROR(register_tunekit_engines(registry));
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_openblas_engines(registry));
@@ -89,7 +92,6 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_onednn_engines(registry));
 #endif
-  TUNEKIT_RETURN_IF_ERROR(registry.add_provider(FindEngineProvider()));
   // Last: the FALLBACK heuristic keeps registration order, and the reference
   // engines are the oracle, not a first choice.
   return cpu::register_reference_engines(registry);

@@ -64,6 +64,19 @@ class OnednnTeam {
   int previous_;
 };
 
+// oneDNN 2.6 computes some offsets in 32-bit integers and crashes (SIGFPE)
+// creating a descriptor past them: every dimension, leading dimension and
+// element count handed to it stays below 2^31. NOT_SUPPORTED names the value.
+inline Error check_onednn_sizes(std::initializer_list<std::int64_t> values, const std::string& what) {
+  constexpr std::int64_t kLimit = (std::int64_t{1} << 31) - 1;
+  for (std::int64_t v : values) {
+    if (v > kLimit) {
+      return {ErrorCode::NOT_SUPPORTED, fmt::format("{}: a size of {} exceeds what oneDNN takes ({})", what, v, kLimit)};
+    }
+  }
+  return Error::ok();
+}
+
 // CPU_CONV_ONEDNN (onednn_conv.cpp).
 std::shared_ptr<const graph::Engine> make_onednn_conv_engine();
 

@@ -157,10 +157,10 @@ class OnednnConvEngine final : public graph::Engine {
   const EngineDescriptor& descriptor() const override { return descriptor_; }
   Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
     if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match_conv(graph).error();
+    return match(graph).error();
   }
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<ConvPattern> p = match_conv(graph);
+    Result<ConvPattern> p = match(graph);
     if (!p.ok()) return p.error();
     // As the matmul engine: knob values without an implementation estimate
     // nothing and are refused when they compile.
@@ -173,7 +173,7 @@ class OnednnConvEngine final : public graph::Engine {
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    const ConvPattern p = match_conv(graph).value();
+    const ConvPattern p = match(graph).value();
     const int threads = engine_threads(device, knobs.get_int("threads", 1));
     Result<ConvPrimitiveDesc> pd =
         conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0), threads);
@@ -187,6 +187,14 @@ class OnednnConvEngine final : public graph::Engine {
   }
 
  private:
+  static Result<ConvPattern> match(const OperationGraph& graph) {
+    Result<ConvPattern> p = match_conv(graph);
+    if (!p.ok()) return p;
+    TUNEKIT_RETURN_IF_ERROR(check_onednn_sizes(
+        {p->n * p->c * p->h * p->w, p->k * p->c * p->r * p->s, p->n * p->k * p->p * p->q}, p->describe()));
+    return p;
+  }
+
   EngineDescriptor descriptor_;
 };
 

@@ -123,10 +123,10 @@ class OnednnMatmulEngine final : public graph::Engine {
   const EngineDescriptor& descriptor() const override { return descriptor_; }
   Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
     if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match_matmul(graph).error();
+    return match(graph).error();
   }
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<MatmulPattern> pattern = match_matmul(graph);
+    Result<MatmulPattern> pattern = match(graph);
     if (!pattern.ok()) return pattern.error();
     // Knob values oneDNN has no implementation for estimate nothing: the
     // candidate is refused when it compiles, with oneDNN's reason, and the
@@ -139,7 +139,7 @@ class OnednnMatmulEngine final : public graph::Engine {
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    Result<MatmulPattern> pattern = match_matmul(graph);
+    Result<MatmulPattern> pattern = match(graph);
     if (!pattern.ok()) return pattern.error();
     const int threads = engine_threads(device, knobs.get_int("threads", 1));
     Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0), threads);
@@ -153,6 +153,14 @@ class OnednnMatmulEngine final : public graph::Engine {
   }
 
  private:
+  static Result<MatmulPattern> match(const OperationGraph& graph) {
+    Result<MatmulPattern> p = match_matmul(graph);
+    if (!p.ok()) return p;
+    TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes(
+        {p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k, p->k * p->n, p->m * p->ldc}, p->describe()));
+    return p;
+  }
+
   EngineDescriptor descriptor_;
 };
 

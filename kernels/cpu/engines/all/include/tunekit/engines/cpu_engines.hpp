@@ -13,8 +13,8 @@
 namespace tunekit::engines {
 
 // The providers' names, in registration order (the order of the FALLBACK
-// heuristic): "tunekit", then "openblas", "blis" and "onednn" where built,
-// "tunekit-find" (CPU_CONV_FIND, conv_find_engine.hpp) and
+// heuristic): "tunekit-find" (CPU_CONV_FIND, conv_find_engine.hpp),
+// "tunekit", then "openblas", "blis" and "onednn" where built, and
 // "tunekit-cpu-reference" last.
 std::vector<std::string> cpu_engine_providers();
 
