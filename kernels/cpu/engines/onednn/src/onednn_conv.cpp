@@ -111,9 +111,7 @@ class OnednnConv final : public ExecutionKernel {
   }
   std::int64_t workspace_size() const override { return workspace_.total(); }
   Error execute(const ExecutionArguments& args) override {
-    if (workspace_.total() > 0 && (args.workspace == nullptr || args.workspace_size < workspace_.total())) {
-      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", workspace_.total())};
-    }
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_.total()));
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
     try {
@@ -151,52 +149,35 @@ class OnednnConv final : public ExecutionKernel {
   int threads_;
 };
 
-class OnednnConvEngine final : public graph::Engine {
- public:
-  explicit OnednnConvEngine(EngineDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
-  const EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<ConvPattern> p = match(graph);
-    if (!p.ok()) return p.error();
-    // As the matmul engine: knob values without an implementation estimate
-    // nothing and are refused when they compile.
-    Result<ConvPrimitiveDesc> pd = conv_primitive_desc(*p, knobs.get_string("algorithm", "auto"),
-                                                       knobs.get_int("implementation", 0),
-                                                       static_cast<int>(knobs.get_int("threads", 1)));
-    if (!pd.ok()) return std::int64_t{0};
-    return conv_workspace(**pd, *p).total();
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    const ConvPattern p = match(graph).value();
-    const int threads = engine_threads(device, knobs.get_int("threads", 1));
-    Result<ConvPrimitiveDesc> pd =
-        conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0), threads);
-    if (!pd.ok()) return pd.error();
-    try {
-      OnednnTeam team(threads);
-      return std::unique_ptr<ExecutionKernel>(new OnednnConv(p, std::move(pd).value(), threads));
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "convolution primitive");
-    }
-  }
+Result<ConvPattern> match_for_onednn(const OperationGraph& graph) {
+  Result<ConvPattern> p = match_conv(graph);
+  if (!p.ok()) return p;
+  TUNEKIT_RETURN_IF_ERROR(check_onednn_sizes(
+      {p->n * p->c * p->h * p->w, p->k * p->c * p->r * p->s, p->n * p->k * p->p * p->q}, p->describe()));
+  return p;
+}
 
- private:
-  static Result<ConvPattern> match(const OperationGraph& graph) {
-    Result<ConvPattern> p = match_conv(graph);
-    if (!p.ok()) return p;
-    TUNEKIT_RETURN_IF_ERROR(check_onednn_sizes(
-        {p->n * p->c * p->h * p->w, p->k * p->c * p->r * p->s, p->n * p->k * p->p * p->q}, p->describe()));
-    return p;
-  }
+// As for the matmul: knob values without an implementation estimate nothing
+// and are refused when they compile.
+Result<std::int64_t> conv_workspace_estimate(const ConvPattern& p, const KnobValues& knobs) {
+  Result<ConvPrimitiveDesc> pd = conv_primitive_desc(p, knobs.get_string("algorithm", "auto"),
+                                                     knobs.get_int("implementation", 0),
+                                                     static_cast<int>(knobs.get_int("threads", 1)));
+  if (!pd.ok()) return std::int64_t{0};
+  return conv_workspace(**pd, p).total();
+}
 
-  EngineDescriptor descriptor_;
-};
+Result<std::unique_ptr<ExecutionKernel>> make_conv(const ConvPattern& p, const KnobValues& knobs, int threads) {
+  Result<ConvPrimitiveDesc> pd =
+      conv_primitive_desc(p, knobs.get_string("algorithm", "auto"), knobs.get_int("implementation", 0), threads);
+  if (!pd.ok()) return pd.error();
+  try {
+    OnednnTeam team(threads);
+    return std::unique_ptr<ExecutionKernel>(new OnednnConv(p, std::move(pd).value(), threads));
+  } catch (const dnnl::error& e) {
+    return onednn_error(e, "convolution primitive");
+  }
+}
 
 graph::Knob algorithm_knob() {
   graph::Knob knob;
@@ -211,13 +192,14 @@ graph::Knob algorithm_knob() {
 }  // namespace
 
 std::shared_ptr<const graph::Engine> make_onednn_conv_engine() {
-  return std::make_shared<OnednnConvEngine>(
+  return std::make_shared<PatternEngine<ConvPattern>>(
       EngineDescriptor{kConvOnednnEngine,
                        "CPU_CONV_ONEDNN",
                        {threads_knob(), algorithm_knob(), onednn_implementation_knob()},
                        41,
                        fmt::format("oneDNN {} convolution_forward ({}) with the bias and relu fused", onednn_version(),
-                                   onednn_isa())});
+                                   onednn_isa())},
+      match_for_onednn, conv_workspace_estimate, make_conv);
 }
 
 }  // namespace tunekit::engines::detail

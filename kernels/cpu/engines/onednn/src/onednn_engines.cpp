@@ -85,10 +85,7 @@ class OnednnMatmul final : public ExecutionKernel {
       : pattern_(pattern), pd_(std::move(pd)), primitive_(*pd_), threads_(threads) {}
   std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
   Error execute(const ExecutionArguments& args) override {
-    const std::int64_t needed = workspace_size();
-    if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
-      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", needed)};
-    }
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
     Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
     if (!x.ok()) return x.error();
     try {
@@ -117,52 +114,34 @@ class OnednnMatmul final : public ExecutionKernel {
   int threads_;
 };
 
-class OnednnMatmulEngine final : public graph::Engine {
- public:
-  explicit OnednnMatmulEngine(EngineDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
-  const EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<MatmulPattern> pattern = match(graph);
-    if (!pattern.ok()) return pattern.error();
-    // Knob values oneDNN has no implementation for estimate nothing: the
-    // candidate is refused when it compiles, with oneDNN's reason, and the
-    // other candidates of a sweep stay.
-    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0),
-                                              static_cast<int>(knobs.get_int("threads", 1)));
-    if (!pd.ok()) return std::int64_t{0};
-    return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    Result<MatmulPattern> pattern = match(graph);
-    if (!pattern.ok()) return pattern.error();
-    const int threads = engine_threads(device, knobs.get_int("threads", 1));
-    Result<PrimitiveDesc> pd = primitive_desc(*pattern, knobs.get_int("implementation", 0), threads);
-    if (!pd.ok()) return pd.error();
-    try {
-      detail::OnednnTeam team(threads);
-      return std::unique_ptr<ExecutionKernel>(new OnednnMatmul(*pattern, std::move(pd).value(), threads));
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "matmul primitive");
-    }
-  }
+Result<MatmulPattern> match_for_onednn(const OperationGraph& graph) {
+  Result<MatmulPattern> p = match_matmul(graph);
+  if (!p.ok()) return p;
+  TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes(
+      {p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k, p->k * p->n, p->m * p->ldc}, p->describe()));
+  return p;
+}
 
- private:
-  static Result<MatmulPattern> match(const OperationGraph& graph) {
-    Result<MatmulPattern> p = match_matmul(graph);
-    if (!p.ok()) return p;
-    TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes(
-        {p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k, p->k * p->n, p->m * p->ldc}, p->describe()));
-    return p;
-  }
+// Knob values oneDNN has no implementation for estimate nothing: the
+// candidate is refused when it compiles, with oneDNN's reason, and the other
+// candidates of a sweep stay.
+Result<std::int64_t> matmul_workspace(const MatmulPattern& p, const KnobValues& knobs) {
+  Result<PrimitiveDesc> pd =
+      primitive_desc(p, knobs.get_int("implementation", 0), static_cast<int>(knobs.get_int("threads", 1)));
+  if (!pd.ok()) return std::int64_t{0};
+  return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
+}
 
-  EngineDescriptor descriptor_;
-};
+Result<std::unique_ptr<ExecutionKernel>> make_matmul(const MatmulPattern& p, const KnobValues& knobs, int threads) {
+  Result<PrimitiveDesc> pd = primitive_desc(p, knobs.get_int("implementation", 0), threads);
+  if (!pd.ok()) return pd.error();
+  try {
+    detail::OnednnTeam team(threads);
+    return std::unique_ptr<ExecutionKernel>(new OnednnMatmul(p, std::move(pd).value(), threads));
+  } catch (const dnnl::error& e) {
+    return onednn_error(e, "matmul primitive");
+  }
+}
 
 }  // namespace
 
@@ -220,13 +199,14 @@ std::vector<std::string> onednn_matmul_implementations(const MatmulPattern& p) {
 }
 
 OnednnEngineProvider::OnednnEngineProvider() {
-  engines_.push_back(std::make_shared<OnednnMatmulEngine>(EngineDescriptor{
-      kMatmulOnednnEngine,
-      "CPU_MATMUL_ONEDNN",
-      {threads_knob(), detail::onednn_implementation_knob()},
-      40,
-      fmt::format("oneDNN {} matmul ({}) with the bias and activation fused as post-ops", onednn_version(),
-                  onednn_isa())}));
+  engines_.push_back(std::make_shared<PatternEngine<MatmulPattern>>(
+      EngineDescriptor{kMatmulOnednnEngine,
+                       "CPU_MATMUL_ONEDNN",
+                       {threads_knob(), detail::onednn_implementation_knob()},
+                       40,
+                       fmt::format("oneDNN {} matmul ({}) with the bias and activation fused as post-ops",
+                                   onednn_version(), onednn_isa())},
+      match_for_onednn, matmul_workspace, make_matmul));
   engines_.push_back(detail::make_onednn_conv_engine());
 }
 

@@ -76,10 +76,7 @@ class ConvKernel final : public ExecutionKernel {
     return strategy_ == Strategy::IM2COL ? columns_floats(p_) * static_cast<std::int64_t>(sizeof(float)) : 0;
   }
   Error execute(const ExecutionArguments& args) override {
-    const std::int64_t needed = workspace_size();
-    if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
-      return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace", needed)};
-    }
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
     const std::int64_t crs = p_.c * p_.r * p_.s, pq = p_.p * p_.q, hw = p_.h * p_.w;
@@ -118,52 +115,35 @@ class ConvKernel final : public ExecutionKernel {
   int threads_;
 };
 
-class TunekitConvEngine final : public graph::Engine {
- public:
-  TunekitConvEngine(EngineDescriptor descriptor, Strategy strategy)
-      : descriptor_(std::move(descriptor)), strategy_(strategy) {}
-  const EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
-    Result<ConvPattern> p = match(graph);
-    if (!p.ok()) return p.error();
-    return strategy_ == Strategy::IM2COL ? columns_floats(*p) * static_cast<std::int64_t>(sizeof(float)) : 0;
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    const ConvPattern p = match(graph).value();
-    const int threads = engine_threads(device, knobs.get_int("threads", 1));
-    Result<cpu::GemmKernel> gemm = session_gemm(threads);
-    if (!gemm.ok()) return gemm.error();
-    return std::unique_ptr<ExecutionKernel>(new ConvKernel(p, strategy_, *gemm, threads));
-  }
-
- private:
-  Result<ConvPattern> match(const OperationGraph& graph) const {
+std::shared_ptr<const graph::Engine> conv_engine(EngineDescriptor descriptor, Strategy strategy) {
+  auto match = [strategy](const OperationGraph& graph) -> Result<ConvPattern> {
     Result<ConvPattern> p = match_conv(graph);
-    if (p.ok() && strategy_ == Strategy::POINTWISE && !p->is_pointwise()) {
+    if (p.ok() && strategy == Strategy::POINTWISE && !p->is_pointwise()) {
       return Error(ErrorCode::NOT_SUPPORTED, "only 1x1 filters with stride 1 and no padding");
     }
     return p;
-  }
-
-  EngineDescriptor descriptor_;
-  Strategy strategy_;
-};
+  };
+  return std::make_shared<PatternEngine<ConvPattern>>(
+      std::move(descriptor), match,
+      [strategy](const ConvPattern& p, const KnobValues&) -> Result<std::int64_t> {
+        return strategy == Strategy::IM2COL ? columns_floats(p) * static_cast<std::int64_t>(sizeof(float)) : 0;
+      },
+      [strategy](const ConvPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
+        Result<cpu::GemmKernel> gemm = session_gemm(threads);
+        if (!gemm.ok()) return gemm.error();
+        return std::unique_ptr<ExecutionKernel>(new ConvKernel(p, strategy, *gemm, threads));
+      });
+}
 
 }  // namespace
 
 std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines() {
-  return {std::make_shared<TunekitConvEngine>(
+  return {conv_engine(
               EngineDescriptor{kConvTunekitIm2colEngine, "CPU_CONV_TUNEKIT_IM2COL", {threads_knob()}, 12,
                                "each image's patches unrolled into the workspace, then tunekit's packed Gemm against "
                                "the filter; the bias and relu in a second pass"},
               Strategy::IM2COL),
-          std::make_shared<TunekitConvEngine>(
+          conv_engine(
               EngineDescriptor{kConvTunekit1x1Engine, "CPU_CONV_TUNEKIT_1X1", {threads_knob()}, 11,
                                "a 1x1 convolution with stride 1 as tunekit's packed Gemm (NHWC: one product for the "
                                "whole batch)"},

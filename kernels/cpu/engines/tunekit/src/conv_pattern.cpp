@@ -1,10 +1,12 @@
 // Recognises the conv_fprop [+ bias] [+ relu] graphs of the CPU engines.
 #include "tunekit/engines/conv_pattern.hpp"
 
+
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include "tunekit/engines/pattern_engine.hpp"
 
 namespace tunekit::engines {
 namespace {
@@ -15,11 +17,6 @@ using graph::PointwiseMode;
 using graph::Tensor;
 
 Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
-bool same_tensor(const Tensor& x, const Tensor& y) {
-  if (x == y) return true;
-  return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
-}
 
 bool is_float4(const Tensor& t) {
   return t && t->get_data_type() == DataType::FLOAT && t->get_dim().size() == 4 && t->get_stride().size() == 4;
@@ -111,25 +108,18 @@ Result<ConvPattern> match_conv(const graph::OperationGraph& graph) {
 }
 
 Result<ConvBuffers> find_buffers(const ConvPattern& pattern, const graph::VariantPack& pack) {
-  auto find = [&](std::int64_t uid, const char* what) -> Result<void*> {
-    auto it = pack.find(uid);
-    if (it == pack.end() || it->second == nullptr) {
-      return Error(ErrorCode::INVALID_VALUE, fmt::format("the variant pack has no buffer for {} (uid {})", what, uid));
-    }
-    return it->second;
-  };
   ConvBuffers buffers;
-  Result<void*> x = find(pattern.x_uid, "X");
+  Result<void*> x = find_buffer(pack, pattern.x_uid, "X");
   if (!x.ok()) return x.error();
-  Result<void*> w = find(pattern.w_uid, "W");
+  Result<void*> w = find_buffer(pack, pattern.w_uid, "W");
   if (!w.ok()) return w.error();
-  Result<void*> y = find(pattern.y_uid, "the output");
+  Result<void*> y = find_buffer(pack, pattern.y_uid, "the output");
   if (!y.ok()) return y.error();
   buffers.x = static_cast<const float*>(*x);
   buffers.w = static_cast<const float*>(*w);
   buffers.y = static_cast<float*>(*y);
   if (pattern.bias_uid >= 0) {
-    Result<void*> bias = find(pattern.bias_uid, "the bias");
+    Result<void*> bias = find_buffer(pack, pattern.bias_uid, "the bias");
     if (!bias.ok()) return bias.error();
     buffers.bias = static_cast<const float*>(*bias);
   }

@@ -50,6 +50,10 @@ std::int64_t epilogue_scratch_floats(Activation activation, std::int64_t n) noex
   return activation == Activation::GELU ? 2 * n : 0;
 }
 
+std::int64_t epilogue_scratch_bytes(const MatmulPattern& pattern, std::int64_t threads) noexcept {
+  return threads * epilogue_scratch_floats(pattern.activation, pattern.n) * static_cast<std::int64_t>(sizeof(float));
+}
+
 void apply_epilogue_rows(const MatmulPattern& pattern, const float* bias, float* c, std::int64_t row_begin,
                          std::int64_t row_end, float* scratch) {
   const std::int64_t n = pattern.n;
@@ -78,6 +82,49 @@ void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, i
     const std::int64_t end = pattern.m * (t + 1) / count;
     apply_epilogue_rows(pattern, bias, c, begin, end, scratch == nullptr ? nullptr : scratch + t * per_thread);
   }
+}
+
+namespace {
+
+class ProductThenEpilogue final : public graph::ExecutionKernel {
+ public:
+  ProductThenEpilogue(MatmulPattern pattern, std::shared_ptr<const MatmulProduct> product, int threads,
+                      std::int64_t workspace)
+      : pattern_(pattern), product_(std::move(product)), threads_(threads), workspace_(workspace) {}
+  std::int64_t workspace_size() const override { return workspace_; }
+  Error execute(const graph::ExecutionArguments& args) override {
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
+    Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
+    if (!buffers.ok()) return buffers.error();
+    TUNEKIT_RETURN_IF_ERROR((*product_)(pattern_, *buffers, threads_));
+    apply_epilogue(pattern_, buffers->bias, buffers->c, threads_, static_cast<float*>(args.workspace));
+    return Error::ok();
+  }
+
+ private:
+  MatmulPattern pattern_;
+  std::shared_ptr<const MatmulProduct> product_;
+  int threads_;
+  std::int64_t workspace_;
+};
+
+}  // namespace
+
+std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
+                                                                  PatternEngine<MatmulPattern>::Match match,
+                                                                  MatmulProduct product) {
+  auto shared = std::make_shared<const MatmulProduct>(std::move(product));
+  return std::make_shared<PatternEngine<MatmulPattern>>(
+      std::move(descriptor), std::move(match),
+      [](const MatmulPattern& p, const graph::KnobValues& knobs) -> Result<std::int64_t> {
+        return epilogue_scratch_bytes(p, knobs.get_int("threads", 1));
+      },
+      [shared](const MatmulPattern& p, const graph::KnobValues& knobs,
+               int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
+        // Sized by the knob, as the estimate is, so the two agree.
+        return std::unique_ptr<graph::ExecutionKernel>(
+            new ProductThenEpilogue(p, shared, threads, epilogue_scratch_bytes(p, knobs.get_int("threads", 1))));
+      });
 }
 
 }  // namespace tunekit::engines

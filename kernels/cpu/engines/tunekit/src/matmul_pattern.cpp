@@ -1,10 +1,12 @@
 // Recognises the matmul [+ bias] [+ activation] graphs of the CPU engines.
 #include "tunekit/engines/matmul_pattern.hpp"
 
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "tunekit/engines/pattern_engine.hpp"
 
 namespace tunekit::engines {
 namespace {
@@ -15,11 +17,6 @@ using graph::PointwiseMode;
 using graph::Tensor;
 
 Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
-bool same_tensor(const Tensor& x, const Tensor& y) {
-  if (x == y) return true;
-  return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
-}
 
 bool is_float(const Tensor& t) { return t && t->get_data_type() == DataType::FLOAT; }
 
@@ -142,25 +139,18 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
 }
 
 Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack) {
-  auto find = [&](std::int64_t uid, const char* what) -> Result<void*> {
-    auto it = pack.find(uid);
-    if (it == pack.end() || it->second == nullptr) {
-      return Error(ErrorCode::INVALID_VALUE, fmt::format("the variant pack has no buffer for {} (uid {})", what, uid));
-    }
-    return it->second;
-  };
   MatmulBuffers buffers;
-  Result<void*> a = find(pattern.a.uid, "A");
+  Result<void*> a = find_buffer(pack, pattern.a.uid, "A");
   if (!a.ok()) return a.error();
-  Result<void*> b = find(pattern.b.uid, "B");
+  Result<void*> b = find_buffer(pack, pattern.b.uid, "B");
   if (!b.ok()) return b.error();
-  Result<void*> c = find(pattern.c_uid, "the output");
+  Result<void*> c = find_buffer(pack, pattern.c_uid, "the output");
   if (!c.ok()) return c.error();
   buffers.a = static_cast<const float*>(*a);
   buffers.b = static_cast<const float*>(*b);
   buffers.c = static_cast<float*>(*c);
   if (pattern.bias_uid >= 0) {
-    Result<void*> bias = find(pattern.bias_uid, "the bias");
+    Result<void*> bias = find_buffer(pack, pattern.bias_uid, "the bias");
     if (!bias.ok()) return bias.error();
     buffers.bias = static_cast<const float*>(*bias);
   }

@@ -24,7 +24,6 @@ using graph::EngineDescriptor;
 using graph::ExecutionArguments;
 using graph::ExecutionKernel;
 using graph::KnobValues;
-using graph::OperationGraph;
 
 graph::Knob int_knob(std::string id, std::int64_t default_value, std::vector<graph::KnobValue> allowed,
                      std::string description) {
@@ -37,18 +36,7 @@ graph::Knob int_knob(std::string id, std::int64_t default_value, std::vector<gra
   return knob;
 }
 
-std::int64_t scratch_bytes(const MatmulPattern& pattern, std::int64_t threads) {
-  return threads * epilogue_scratch_floats(pattern.activation, pattern.n) * static_cast<std::int64_t>(sizeof(float));
-}
-
 cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Transpose::YES : cpu::Transpose::NO; }
-
-Error check_workspace(const ExecutionArguments& args, std::int64_t needed) {
-  if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
-    return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace, got {}", needed, args.workspace_size)};
-  }
-  return Error::ok();
-}
 
 class GemmThenEpilogue final : public ExecutionKernel {
  public:
@@ -124,44 +112,34 @@ class RowSplit final : public ExecutionKernel {
 
 enum class Strategy { GEMM_THEN_EPILOGUE, ROW_SPLIT };
 
-class TunekitMatmulEngine final : public graph::Engine {
- public:
-  TunekitMatmulEngine(EngineDescriptor descriptor, Strategy strategy)
-      : descriptor_(std::move(descriptor)), strategy_(strategy) {}
-  const EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
-    return match_matmul(graph).error();
+// The kernel of `strategy` with the session's Gemm, its tiles overridden by
+// the knobs that set them.
+Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const MatmulPattern& pattern,
+                                                     const KnobValues& knobs, int threads) {
+  Result<cpu::GemmKernel> gemm = detail::session_gemm(threads);
+  if (!gemm.ok()) return gemm.error();
+  cpu::GemmPackedTuning config = gemm->config();
+  if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
+  if (const std::int64_t tile_k = knobs.get_int("tile_k", 0); tile_k > 0) config.algorithm_tile_k = tile_k;
+  const cpu::GemmKernel configured(config, gemm->widening(), threads);
+  // Sized by the knob, as the estimate is, so the two agree.
+  const std::int64_t workspace = epilogue_scratch_bytes(pattern, knobs.get_int("threads", 1));
+  if (strategy == Strategy::ROW_SPLIT) {
+    return std::unique_ptr<ExecutionKernel>(new RowSplit(pattern, configured, threads, workspace));
   }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<MatmulPattern> pattern = match_matmul(graph);
-    if (!pattern.ok()) return pattern.error();
-    return scratch_bytes(*pattern, knobs.get_int("threads", 1));
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return Error(ErrorCode::NOT_SUPPORTED, "runs on the CPU only");
-    Result<MatmulPattern> pattern = match_matmul(graph);
-    if (!pattern.ok()) return pattern.error();
-    const int threads = engine_threads(device, knobs.get_int("threads", 1));
-    Result<cpu::GemmKernel> gemm = detail::session_gemm(threads);
-    if (!gemm.ok()) return gemm.error();
-    cpu::GemmPackedTuning config = gemm->config();
-    if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
-    if (const std::int64_t tile_k = knobs.get_int("tile_k", 0); tile_k > 0) config.algorithm_tile_k = tile_k;
-    const cpu::GemmKernel configured(config, gemm->widening(), threads);
-    // Sized by the knob, as estimate_workspace is, so the two agree.
-    const std::int64_t workspace = scratch_bytes(*pattern, knobs.get_int("threads", 1));
-    if (strategy_ == Strategy::ROW_SPLIT) {
-      return std::unique_ptr<ExecutionKernel>(new RowSplit(*pattern, configured, threads, workspace));
-    }
-    return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(*pattern, configured, threads, workspace));
-  }
+  return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(pattern, configured, threads, workspace));
+}
 
- private:
-  EngineDescriptor descriptor_;
-  Strategy strategy_;
-};
+std::shared_ptr<const graph::Engine> matmul_engine(EngineDescriptor descriptor, Strategy strategy) {
+  return std::make_shared<PatternEngine<MatmulPattern>>(
+      std::move(descriptor), match_matmul,
+      [](const MatmulPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
+        return epilogue_scratch_bytes(p, knobs.get_int("threads", 1));
+      },
+      [strategy](const MatmulPattern& p, const KnobValues& knobs, int threads) {
+        return make_matmul(strategy, p, knobs, threads);
+      });
+}
 
 }  // namespace
 
@@ -175,14 +153,6 @@ Result<cpu::GemmKernel> session_gemm(int threads) {
 }
 }  // namespace detail
 
-int engine_threads(const platform::Device& device, std::int64_t requested) noexcept {
-  std::int64_t available = 1;
-  if (const auto* cpu = dynamic_cast<const platform::CpuDevice*>(&device)) {
-    available = std::max<std::int64_t>(1, cpu->execution().effective_threads);
-  }
-  if (requested > 0) available = std::min(available, requested);
-  return static_cast<int>(std::min<std::int64_t>(available, INT_MAX));
-}
 
 graph::Knob threads_knob() {
   const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
@@ -197,7 +167,7 @@ graph::Knob threads_knob() {
 }
 
 TunekitEngineProvider::TunekitEngineProvider() {
-  engines_.push_back(std::make_shared<TunekitMatmulEngine>(
+  engines_.push_back(matmul_engine(
       EngineDescriptor{kMatmulTunekitEngine,
                        "CPU_MATMUL_TUNEKIT",
                        {threads_knob(),
@@ -208,7 +178,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
                        10,
                        "tunekit's packed Gemm over all of C, then the bias and activation in a second pass"},
       Strategy::GEMM_THEN_EPILOGUE));
-  engines_.push_back(std::make_shared<TunekitMatmulEngine>(
+  engines_.push_back(matmul_engine(
       EngineDescriptor{kMatmulTunekitRowSplitEngine,
                        "CPU_MATMUL_TUNEKIT_ROWSPLIT",
                        {threads_knob()},

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tunekit/core/error.hpp"
+#include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/graph/engine_registry.hpp"
 
 namespace tunekit::engines {
@@ -35,9 +36,6 @@ inline constexpr std::int64_t kConvTunekit1x1Engine = 111;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
-// The threads an engine may use on `device`: the CPU device's effective
-// threads (affinity, quota), capped by `requested` when it is positive.
-int engine_threads(const platform::Device& device, std::int64_t requested) noexcept;
 
 class TunekitEngineProvider final : public graph::EngineProvider {
  public:

@@ -1,0 +1,73 @@
+// What every CPU engine provider's engines share: an engine over one graph
+// pattern (MatmulPattern, ConvPattern) that applies on the CPU when the
+// pattern matches, estimates its workspace from the pattern and knobs, and
+// compiles with the knob's thread count capped by the device; a function
+// does each engine's own part. Plus the checks their kernels all make.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "tunekit/core/result.hpp"
+#include "tunekit/graph/engine.hpp"
+#include "tunekit/graph/tensor.hpp"
+
+namespace tunekit::engines {
+
+// The threads an engine may use on `device`: the CPU device's effective
+// threads (affinity, quota), capped by `requested` when it is positive.
+int engine_threads(const platform::Device& device, std::int64_t requested) noexcept;
+
+// INVALID_VALUE when a kernel needing `needed` bytes got less.
+Error check_workspace(const graph::ExecutionArguments& args, std::int64_t needed);
+
+// The buffer of `uid` in a variant pack; INVALID_VALUE naming `what` when missing.
+Result<void*> find_buffer(const graph::VariantPack& pack, std::int64_t uid, const char* what);
+
+// Whether two ports name one tensor (the same object, or the same uid).
+bool same_tensor(const graph::Tensor& x, const graph::Tensor& y) noexcept;
+
+template <typename Pattern>
+class PatternEngine final : public graph::Engine {
+ public:
+  using Match = std::function<Result<Pattern>(const graph::OperationGraph&)>;
+  // Workspace bytes of the pattern with these knobs (the thread knob as
+  // given: the estimate has no device to cap it, so compile uses the same).
+  using Workspace = std::function<Result<std::int64_t>(const Pattern&, const graph::KnobValues&)>;
+  // The kernel of the pattern on `threads` threads (already capped).
+  using Make = std::function<Result<std::unique_ptr<graph::ExecutionKernel>>(const Pattern&, const graph::KnobValues&,
+                                                                             int threads)>;
+
+  PatternEngine(graph::EngineDescriptor descriptor, Match match, Workspace workspace, Make make)
+      : descriptor_(std::move(descriptor)), match_(std::move(match)), workspace_(std::move(workspace)),
+        make_(std::move(make)) {}
+
+  const graph::EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const graph::OperationGraph& graph, const platform::Device& device) const override {
+    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    return match_(graph).error();
+  }
+  Result<std::int64_t> estimate_workspace(const graph::OperationGraph& graph,
+                                          const graph::KnobValues& knobs) const override {
+    Result<Pattern> pattern = match_(graph);
+    if (!pattern.ok()) return pattern.error();
+    return workspace_(*pattern, knobs);
+  }
+  Result<std::unique_ptr<graph::ExecutionKernel>> compile(const graph::OperationGraph& graph,
+                                                          const graph::KnobValues& knobs,
+                                                          platform::Device& device) const override {
+    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
+    return make_(match_(graph).value(), knobs, engine_threads(device, knobs.get_int("threads", 1)));
+  }
+
+ private:
+  graph::EngineDescriptor descriptor_;
+  Match match_;
+  Workspace workspace_;
+  Make make_;
+};
+
+}  // namespace tunekit::engines

@@ -1,0 +1,42 @@
+// The checks every CPU engine's kernels make.
+#include "tunekit/engines/pattern_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::engines {
+
+int engine_threads(const platform::Device& device, std::int64_t requested) noexcept {
+  std::int64_t available = 1;
+  if (const auto* cpu = dynamic_cast<const platform::CpuDevice*>(&device)) {
+    available = std::max<std::int64_t>(1, cpu->execution().effective_threads);
+  }
+  if (requested > 0) available = std::min(available, requested);
+  return static_cast<int>(std::min<std::int64_t>(available, INT_MAX));
+}
+
+Error check_workspace(const graph::ExecutionArguments& args, std::int64_t needed) {
+  if (needed > 0 && (args.workspace == nullptr || args.workspace_size < needed)) {
+    return {ErrorCode::INVALID_VALUE, fmt::format("needs {} bytes of workspace, got {}", needed, args.workspace_size)};
+  }
+  return Error::ok();
+}
+
+Result<void*> find_buffer(const graph::VariantPack& pack, std::int64_t uid, const char* what) {
+  auto it = pack.find(uid);
+  if (it == pack.end() || it->second == nullptr) {
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("the variant pack has no buffer for {} (uid {})", what, uid));
+  }
+  return it->second;
+}
+
+bool same_tensor(const graph::Tensor& x, const graph::Tensor& y) noexcept {
+  if (x == y) return true;
+  return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
+}
+
+}  // namespace tunekit::engines
