@@ -17,6 +17,7 @@
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -106,6 +107,27 @@ std::vector<float> reference_conv(const ConvPattern& p, Buffers& buffers) {
   return y;
 }
 
+// The layer normalization of a layernorm sample graph in double precision.
+std::vector<float> reference_layernorm(const LayerNormPattern& p, Buffers& buffers) {
+  const std::vector<float>& x = buffers.data.at(p.x_uid);
+  const std::vector<float>& scale = buffers.data.at(p.scale_uid);
+  const std::vector<float>& bias = buffers.data.at(p.bias_uid);
+  std::vector<float> y(x.size());
+  for (std::int64_t r = 0; r < p.rows; ++r) {
+    const float* row = x.data() + r * p.width;
+    double mean = 0, variance = 0;
+    for (std::int64_t i = 0; i < p.width; ++i) mean += row[i];
+    mean /= static_cast<double>(p.width);
+    for (std::int64_t i = 0; i < p.width; ++i) variance += (row[i] - mean) * (row[i] - mean);
+    const double inv = 1.0 / std::sqrt(variance / static_cast<double>(p.width) + p.epsilon);
+    for (std::int64_t i = 0; i < p.width; ++i) {
+      y[static_cast<std::size_t>(r * p.width + i)] =
+          static_cast<float>((row[i] - mean) * inv * scale[static_cast<std::size_t>(i)] + bias[static_cast<std::size_t>(i)]);
+    }
+  }
+  return y;
+}
+
 class SampleGraphs : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -166,13 +188,17 @@ TEST_F(SampleGraphs, EveryShapeSetHasThreeEnginesFromTwoLibrariesThatMatchTheRef
       EXPECT_GE(libraries.size(), 2u);
 
       // The oracle: the reference engine for matmul graphs, a double-precision
-      // direct convolution for conv graphs (no reference engine runs them).
+      // direct convolution or layer normalization for the others (no
+      // reference engine runs them).
       Buffers buffers(graph.operation_graph());
       std::map<std::int64_t, std::vector<float>> expected;
       std::int64_t depth = 0;
       if (Result<ConvPattern> conv = match_conv(graph.operation_graph()); conv.ok()) {
         expected[conv->y_uid] = reference_conv(*conv, buffers);
         depth = conv->c * conv->r * conv->s;
+      } else if (Result<LayerNormPattern> norm = match_layernorm(graph.operation_graph()); norm.ok()) {
+        expected[norm->y_uid] = reference_layernorm(*norm, buffers);
+        depth = 1;
       } else {
         const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
         ASSERT_TRUE(referenced.is_good()) << referenced.message();

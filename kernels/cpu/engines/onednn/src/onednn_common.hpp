@@ -77,7 +77,8 @@ inline Error check_onednn_sizes(std::initializer_list<std::int64_t> values, cons
   return Error::ok();
 }
 
-// CPU_CONV_ONEDNN (onednn_conv.cpp).
+// CPU_CONV_ONEDNN (onednn_conv.cpp) and CPU_LAYERNORM_ONEDNN (onednn_layernorm.cpp).
 std::shared_ptr<const graph::Engine> make_onednn_conv_engine();
+std::shared_ptr<const graph::Engine> make_onednn_layernorm_engine();
 
 }  // namespace tunekit::engines::detail

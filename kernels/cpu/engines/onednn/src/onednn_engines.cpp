@@ -208,6 +208,7 @@ OnednnEngineProvider::OnednnEngineProvider() {
                                    onednn_version(), onednn_isa())},
       match_for_onednn, matmul_workspace, make_matmul));
   engines_.push_back(detail::make_onednn_conv_engine());
+  engines_.push_back(detail::make_onednn_layernorm_engine());
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {

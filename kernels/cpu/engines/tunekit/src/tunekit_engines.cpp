@@ -187,6 +187,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
                        "applies the bias and activation while they are in its cache"},
       Strategy::ROW_SPLIT));
   for (auto& engine : detail::make_conv_engines()) engines_.push_back(std::move(engine));
+  for (auto& engine : detail::make_layernorm_engines()) engines_.push_back(std::move(engine));
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {

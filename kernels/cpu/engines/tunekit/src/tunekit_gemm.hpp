@@ -1,5 +1,6 @@
 // Internal to tunekit_engines_tunekit: the session's Gemm that tunekit's
-// matmul and convolution engines run, and the convolution engines' factory.
+// matmul and convolution engines run, and the factories of the engines
+// defined in their own files.
 #pragma once
 
 #include <memory>
@@ -18,5 +19,7 @@ Result<cpu::GemmKernel> session_gemm(int threads);
 
 // CPU_CONV_TUNEKIT_IM2COL and CPU_CONV_TUNEKIT_1X1.
 std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();
+// CPU_LAYERNORM_TUNEKIT and CPU_LAYERNORM_TUNEKIT_ONEPASS.
+std::vector<std::shared_ptr<const graph::Engine>> make_layernorm_engines();
 
 }  // namespace tunekit::engines::detail

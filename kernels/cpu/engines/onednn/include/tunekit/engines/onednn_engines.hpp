@@ -12,6 +12,9 @@
 //     as a post-op; the filter is reordered into the layout the primitive
 //     prefers at each execution, into the workspace. Knobs: threads,
 //     algorithm (auto, direct, winograd) and implementation (as above).
+//   CPU_LAYERNORM_ONEDNN (430): a layer_normalization_forward primitive
+//     (layernorm_pattern.hpp) with oneDNN applying the scale and shift, for
+//     graphs that request no statistics. Knob: threads.
 // The primitive is created when the plan compiles and its scratchpad is the
 // plan's workspace, so an execution is a steady-state one and compile time
 // stays out of the measured time. The catalogue version names oneDNN's
@@ -32,6 +35,7 @@ namespace tunekit::engines {
 
 inline constexpr std::int64_t kMatmulOnednnEngine = 400;
 inline constexpr std::int64_t kConvOnednnEngine = 410;
+inline constexpr std::int64_t kLayerNormOnednnEngine = 430;
 
 std::string onednn_version();  // "2.6.3"
 std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...

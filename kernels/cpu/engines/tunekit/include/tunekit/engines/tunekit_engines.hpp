@@ -16,6 +16,11 @@
 //     one Gemm against the filter. Knob: threads.
 //   CPU_CONV_TUNEKIT_1X1 (111): a 1x1 conv_fprop with stride 1 and no
 //     padding as the Gemm itself, no workspace. Knob: threads.
+//   CPU_LAYERNORM_TUNEKIT (120): a layernorm (layernorm_pattern.hpp), rows
+//     split between the threads, the statistics in two passes (mean, then
+//     squared deviations). Knob: threads. No workspace.
+//   CPU_LAYERNORM_TUNEKIT_ONEPASS (121): the same with the statistics in one
+//     pass of sums shifted by the row's first element. Knob: threads.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,8 @@ inline constexpr std::int64_t kMatmulTunekitEngine = 100;
 inline constexpr std::int64_t kMatmulTunekitRowSplitEngine = 101;
 inline constexpr std::int64_t kConvTunekitIm2colEngine = 110;
 inline constexpr std::int64_t kConvTunekit1x1Engine = 111;
+inline constexpr std::int64_t kLayerNormTunekitEngine = 120;
+inline constexpr std::int64_t kLayerNormTunekitOnePassEngine = 121;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
