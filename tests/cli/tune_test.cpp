@@ -69,6 +69,26 @@ class TuneCli : public ::testing::Test {
   std::string output;
 };
 
+TEST_F(TuneCli, PluginEnginesAreCandidatesAndARefusedPluginIsReportedWithoutStoppingTheTuning) {
+  write(graph, matmul_graph("6", "5", "4"));
+  auto run = tune({"--plugin", TUNEKIT_TEST_PLUGIN_CLASH, "--plugin", TUNEKIT_TEST_PLUGIN_GOOD});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("PLUGIN_MATMUL_TEST"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find(std::string("tunekit tune: plugin ") + TUNEKIT_TEST_PLUGIN_CLASH +
+                         " refused: failed to register: engine registry: engine id 100 ('CPU_MATMUL_TUNEKIT') is "
+                         "already registered\n"),
+            std::string::npos)
+      << run.err;
+
+  // The same plugin from the environment.
+  setenv("TUNEKIT_ENGINE_PLUGIN_PATH", TUNEKIT_TEST_PLUGIN_GOOD, 1);
+  auto from_environment = tune({});
+  unsetenv("TUNEKIT_ENGINE_PLUGIN_PATH");
+  ASSERT_EQ(from_environment.exit_code, 0) << from_environment.err;
+  EXPECT_NE(from_environment.out.find("PLUGIN_MATMUL_TEST"), std::string::npos) << from_environment.out;
+  EXPECT_EQ(tune({}).out.find("PLUGIN_MATMUL_TEST"), std::string::npos);
+}
+
 TEST_F(TuneCli, EveryShapeIsTunedByDefaultOneEntryPerShape) {
   write(graph, matmul_graph("16", "24", "8", kShapeSets));
   auto run = tune({"--json"});

@@ -18,6 +18,7 @@
 #include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/internal/value_json.hpp"
+#include "tunekit/graph/engine_plugin.hpp"
 #include "tunekit/graph/engine_knob_sweep.hpp"
 #include "tunekit/graph/engine_sweep.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -42,6 +43,7 @@ struct TuneOptions {
   bool replace = false;
   bool append = false;
   std::vector<std::string> shape_sets;  // names ("base", a set, "all"); empty: every shape
+  std::vector<std::string> plugins;     // engine plugin files, after TUNEKIT_ENGINE_PLUGIN_PATH's
   bool json = false;
   // Shapes without a successful candidate are reported, and the exit code
   // stays 0 (tune_graph() without REQUIRE_COMPLETE).
@@ -254,6 +256,15 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   if (Error e = register_engines(engines, *registry); e.is_bad()) {
     return fmt::print(stderr, "tunekit tune: {}\n", e.message()), 1;
   }
+  // A refused plugin is reported and tuning goes on with the other engines.
+  std::vector<std::string> plugins = graph::engine_plugin_path();
+  plugins.insert(plugins.end(), options.plugins.begin(), options.plugins.end());
+  for (const graph::EnginePluginLoad& load : graph::load_engine_plugins(plugins, *registry)) {
+    if (!load.loaded) {
+      fmt::print(stderr, "tunekit tune: plugin {} refused: {}\n", core::replace_invalid_utf8(load.path),
+                 core::replace_invalid_utf8(load.reason));
+    }
+  }
   platform::CpuDevice device;
   Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(device, registry);
   if (!handle.ok()) return fmt::print(stderr, "tunekit tune: {}\n", handle.error().message()), 1;
@@ -340,6 +351,9 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
   auto* append = tune->add_flag("--append", options->append, "Keep unrelated entries (the default)");
   replace->excludes(append);
   tune->add_flag("--json", options->json, "Print every candidate as JSON");
+  tune->add_option("--plugin", options->plugins,
+                   "Engine plugin (shared library) whose engines are candidates too, repeatable; loaded after those "
+                   "of TUNEKIT_ENGINE_PLUGIN_PATH");
   tune->add_flag("--allow-incomplete", options->allow_incomplete,
                  "Exit 0 when some shapes have no successful candidate (they are still reported)");
   tune->callback([options, &exit_code, &engines] { exit_code = run_tune(*options, engines); });
