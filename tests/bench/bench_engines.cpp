@@ -171,10 +171,11 @@ Graph square_matmul(Handle* handle, std::int64_t n) {
 
 double multiply_adds(const OperationGraph& graph) {
   if (Result<engines::ConvPattern> conv = engines::match_conv(graph); conv.ok()) return conv->multiply_adds();
-  const Operation& mm = graph.operations()[0];
-  if (!mm.input("A")) return 0;  // neither a matmul nor a convolution: memory-bound, always kept
-  const auto& a = mm.input("A")->get_dim();
-  return static_cast<double>(a[0]) * static_cast<double>(a[1]) * static_cast<double>(mm.input("B")->get_dim()[1]);
+  if (Result<engines::MatmulPattern> mm = engines::match_matmul(graph); mm.ok()) {
+    return static_cast<double>(mm->batch) * static_cast<double>(mm->m) * static_cast<double>(mm->n) *
+           static_cast<double>(mm->k);
+  }
+  return 0;  // neither a matmul nor a convolution: memory-bound, always kept
 }
 
 }  // namespace

@@ -63,9 +63,13 @@ struct Case {
   std::int64_t m, n, k;
   bool transpose_a = false, transpose_b = false, bias = false;
   Activation activation = Activation::NONE;
+  std::int64_t batch = 1;  // > 1: rank-3 tensors, a batch of products
+  bool shared_b = false;   // with a batch: B is one matrix for every batch
+  std::int64_t batches_of_b() const { return shared_b ? 1 : batch; }
   std::string describe() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (transpose_a ? " A^T" : "") +
-           (transpose_b ? " B^T" : "") + (bias ? " +bias" : "") + " " + std::string(to_string(activation));
+    return (batch > 1 ? std::to_string(batch) + (shared_b ? " (shared B) x " : " x ") : "") + std::to_string(m) + "x" +
+           std::to_string(n) + "x" + std::to_string(k) + (transpose_a ? " A^T" : "") + (transpose_b ? " B^T" : "") +
+           (bias ? " +bias" : "") + " " + std::string(to_string(activation));
   }
 };
 
@@ -85,9 +89,18 @@ class CpuEngines : public ::testing::Test {
     if (c.transpose_a) a.set_stride({1, c.m});
     TensorAttributes b = TensorAttributes().set_uid(2).set_dim({c.k, c.n});
     if (c.transpose_b) b.set_stride({1, c.k});
+    if (c.batch > 1) {
+      a.set_dim({c.batch, c.m, c.k});
+      a.set_stride(c.transpose_a ? std::vector<std::int64_t>{c.m * c.k, 1, c.m} : std::vector<std::int64_t>{c.m * c.k, c.k, 1});
+      b.set_dim({c.batches_of_b(), c.k, c.n});
+      b.set_stride(c.transpose_b ? std::vector<std::int64_t>{c.k * c.n, 1, c.k} : std::vector<std::int64_t>{c.k * c.n, c.n, 1});
+    }
     Tensor out = graph.matmul(graph.tensor(a), graph.tensor(b));
-    if (c.bias) out = graph.pointwise(out, graph.tensor(TensorAttributes().set_uid(3).set_dim({1, c.n})),
-                                      PointwiseMode::ADD);
+    if (c.bias) {
+      const std::vector<std::int64_t> bias_dims =
+          c.batch > 1 ? std::vector<std::int64_t>{1, 1, c.n} : std::vector<std::int64_t>{1, c.n};
+      out = graph.pointwise(out, graph.tensor(TensorAttributes().set_uid(3).set_dim(bias_dims)), PointwiseMode::ADD);
+    }
     if (c.activation != Activation::NONE) out = graph.pointwise(out, mode_of(c.activation));
     out->set_output(true).set_uid(4);
   }
@@ -95,31 +108,35 @@ class CpuEngines : public ::testing::Test {
   // Runs engine on c with knobs and checks every element against the double reference.
   void check(std::int64_t engine, const Case& c, const std::map<std::string, KnobValue>& knobs) {
     SCOPED_TRACE(registry_->find(engine)->descriptor().name + " " + c.describe());
-    const std::vector<float> a = random_values(static_cast<std::size_t>(c.m * c.k), 11);
-    const std::vector<float> b = random_values(static_cast<std::size_t>(c.k * c.n), 12);
+    const std::vector<float> a = random_values(static_cast<std::size_t>(c.batch * c.m * c.k), 11);
+    const std::vector<float> b = random_values(static_cast<std::size_t>(c.batches_of_b() * c.k * c.n), 12);
     const std::vector<float> bias = random_values(static_cast<std::size_t>(c.n), 13);
     Graph graph;
     build(graph, c);
-    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const Error built = graph.build_operation_graph(handle_.get());
+    ASSERT_TRUE(built.is_good()) << built.message();
     const Error created = graph.create_execution_plan_ext(engine, knobs);
     ASSERT_TRUE(created.is_good()) << created.message();
     ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
     std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
-    std::vector<float> out(static_cast<std::size_t>(c.m * c.n), std::nanf(""));
+    std::vector<float> out(static_cast<std::size_t>(c.batch * c.m * c.n), std::nanf(""));
     VariantPack pack{{1, const_cast<float*>(a.data())}, {2, const_cast<float*>(b.data())}, {4, out.data()}};
     if (c.bias) pack[3] = const_cast<float*>(bias.data());
     const Error executed = graph.execute(handle_.get(), pack, workspace.data());
     ASSERT_TRUE(executed.is_good()) << executed.message();
-    for (std::int64_t i = 0; i < c.m; ++i) {
+    for (std::int64_t q = 0; q < c.batch * c.m; ++q) {
+      const std::int64_t batch = q / c.m, i = q % c.m;
+      const float* a_batch = a.data() + batch * c.m * c.k;
+      const float* b_batch = b.data() + (c.shared_b ? 0 : batch) * c.k * c.n;
       for (std::int64_t j = 0; j < c.n; ++j) {
         double sum = c.bias ? bias[static_cast<std::size_t>(j)] : 0.0;
         for (std::int64_t p = 0; p < c.k; ++p) {
-          const float x = c.transpose_a ? a[static_cast<std::size_t>(p * c.m + i)] : a[static_cast<std::size_t>(i * c.k + p)];
-          const float y = c.transpose_b ? b[static_cast<std::size_t>(j * c.k + p)] : b[static_cast<std::size_t>(p * c.n + j)];
+          const float x = c.transpose_a ? a_batch[p * c.m + i] : a_batch[i * c.k + p];
+          const float y = c.transpose_b ? b_batch[j * c.k + p] : b_batch[p * c.n + j];
           sum += static_cast<double>(x) * y;
         }
         const double expected = activate(c.activation, sum);
-        const float got = out[static_cast<std::size_t>(i * c.n + j)];
+        const float got = out[static_cast<std::size_t>(q * c.n + j)];
         ASSERT_LE(std::fabs(got - expected), 2e-5 * std::sqrt(static_cast<double>(c.k)) * std::max(1.0, std::fabs(expected)))
             << "at (" << i << ", " << j << "): got " << got << ", expected " << expected;
       }
@@ -163,6 +180,9 @@ TEST_F(CpuEngines, EveryEngineMatchesTheDoubleReferenceOnEveryLayoutAndEpilogue)
       {37, 23, 29, false, true, true, Activation::GELU},    {64, 96, 130, true, true, false, Activation::SIGMOID},
       {1, 300, 257, false, false, true, Activation::TANH},  {130, 17, 64, false, false, true, Activation::GELU},
       {5, 1, 7, false, false, true, Activation::RELU},
+      // Batches of products, and one B for every batch.
+      {9, 17, 12, false, false, true, Activation::GELU, 3},  {9, 17, 12, true, true, false, Activation::NONE, 4},
+      {20, 6, 33, false, false, true, Activation::RELU, 3, true},
   };
   const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   for (std::int64_t engine : kLibraryEngines) {

@@ -18,6 +18,7 @@
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/layernorm_pattern.hpp"
+#include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -105,6 +106,30 @@ std::vector<float> reference_conv(const ConvPattern& p, Buffers& buffers) {
     }
   }
   return y;
+}
+
+// A batch of products (rank 3) in double precision, in C's layout (the
+// reference engines run rank 2 only); no epilogue (the sample has none).
+std::vector<float> reference_batched_matmul(const MatmulPattern& p, Buffers& buffers) {
+  const std::vector<float>& a = buffers.data.at(p.a.uid);
+  const std::vector<float>& b = buffers.data.at(p.b.uid);
+  std::vector<float> c(buffers.data.at(p.c_uid).size());
+  for (std::int64_t batch = 0; batch < p.batch; ++batch) {
+    const float* x = a.data() + batch * p.a_batch_stride;
+    const float* y = b.data() + batch * p.b_batch_stride;
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      for (std::int64_t j = 0; j < p.n; ++j) {
+        double sum = 0;
+        for (std::int64_t q = 0; q < p.k; ++q) {
+          const float u = p.a.transposed ? x[q * p.a.ld + i] : x[i * p.a.ld + q];
+          const float v = p.b.transposed ? y[j * p.b.ld + q] : y[q * p.b.ld + j];
+          sum += static_cast<double>(u) * v;
+        }
+        c[static_cast<std::size_t>(batch * p.c_batch_stride + i * p.ldc + j)] = static_cast<float>(sum);
+      }
+    }
+  }
+  return c;
 }
 
 // The layer normalization of a layernorm sample graph in double precision.
@@ -199,6 +224,10 @@ TEST_F(SampleGraphs, EveryShapeSetHasThreeEnginesFromTwoLibrariesThatMatchTheRef
       } else if (Result<LayerNormPattern> norm = match_layernorm(graph.operation_graph()); norm.ok()) {
         expected[norm->y_uid] = reference_layernorm(*norm, buffers);
         depth = 1;
+      } else if (Result<MatmulPattern> mm = match_matmul(graph.operation_graph()); mm.ok() && mm->batch > 1) {
+        ASSERT_FALSE(mm->has_epilogue());
+        expected[mm->c_uid] = reference_batched_matmul(*mm, buffers);
+        depth = mm->k;
       } else {
         const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
         ASSERT_TRUE(referenced.is_good()) << referenced.message();

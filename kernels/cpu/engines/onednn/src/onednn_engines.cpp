@@ -26,9 +26,16 @@ using data_type = dnnl::memory::data_type;
 using detail::onednn_cpu_engine;
 using detail::onednn_error;
 
-dnnl::memory::desc operand_desc(const MatrixOperand& x, std::int64_t rows, std::int64_t columns) {
+// A matrix operand, or for a batch of products (rank 3) a batch of them:
+// one matrix for every batch (batch stride 0) is a batch dim of 1, which
+// oneDNN broadcasts.
+dnnl::memory::desc operand_desc(const MatmulPattern& p, const MatrixOperand& x, std::int64_t rows,
+                                std::int64_t columns, std::int64_t batch_stride) {
   const dims strides = x.transposed ? dims{1, x.ld} : dims{x.ld, 1};
-  return dnnl::memory::desc(dims{rows, columns}, data_type::f32, strides);
+  if (p.batch == 1) return dnnl::memory::desc(dims{rows, columns}, data_type::f32, strides);
+  const std::int64_t batches = batch_stride > 0 ? p.batch : 1;
+  const std::int64_t stride = batch_stride > 0 ? batch_stride : rows * columns;
+  return dnnl::memory::desc(dims{batches, rows, columns}, data_type::f32, dims{stride, strides[0], strides[1]});
 }
 
 struct Descs {
@@ -36,8 +43,13 @@ struct Descs {
 };
 
 Descs descs(const MatmulPattern& p) {
-  Descs d{operand_desc(p.a, p.m, p.k), operand_desc(p.b, p.k, p.n), {}, dnnl::memory::desc(dims{p.m, p.n}, data_type::f32, dims{p.ldc, 1})};
-  if (p.bias_uid >= 0) d.bias = dnnl::memory::desc(dims{1, p.n}, data_type::f32, dims{p.n, 1});
+  Descs d{operand_desc(p, p.a, p.m, p.k, p.a_batch_stride), operand_desc(p, p.b, p.k, p.n, p.b_batch_stride), {},
+          p.batch == 1 ? dnnl::memory::desc(dims{p.m, p.n}, data_type::f32, dims{p.ldc, 1})
+                       : dnnl::memory::desc(dims{p.batch, p.m, p.n}, data_type::f32, dims{p.c_batch_stride, p.ldc, 1})};
+  if (p.bias_uid >= 0) {
+    d.bias = p.batch == 1 ? dnnl::memory::desc(dims{1, p.n}, data_type::f32, dims{p.n, 1})
+                          : dnnl::memory::desc(dims{1, 1, p.n}, data_type::f32, dims{p.n, p.n, 1});
+  }
   return d;
 }
 
@@ -117,8 +129,10 @@ class OnednnMatmul final : public ExecutionKernel {
 Result<MatmulPattern> match_for_onednn(const OperationGraph& graph) {
   Result<MatmulPattern> p = match_matmul(graph);
   if (!p.ok()) return p;
-  TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes(
-      {p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k, p->k * p->n, p->m * p->ldc}, p->describe()));
+  TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes({p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k,
+                                                       p->k * p->n, p->m * p->ldc, p->batch * p->c_batch_stride,
+                                                       p->batch * p->a_batch_stride, p->batch * p->b_batch_stride},
+                                                      p->describe()));
   return p;
 }
 

@@ -96,8 +96,11 @@ class ProductThenEpilogue final : public graph::ExecutionKernel {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
-    TUNEKIT_RETURN_IF_ERROR((*product_)(pattern_, *buffers, threads_));
-    apply_epilogue(pattern_, buffers->bias, buffers->c, threads_, static_cast<float*>(args.workspace));
+    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+      const MatmulBuffers batch = buffers->at_batch(pattern_, index);
+      TUNEKIT_RETURN_IF_ERROR((*product_)(pattern_, batch, threads_));
+      apply_epilogue(pattern_, batch.bias, batch.c, threads_, static_cast<float*>(args.workspace));
+    }
     return Error::ok();
   }
 

@@ -20,15 +20,26 @@ Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move
 
 bool is_float(const Tensor& t) { return t && t->get_data_type() == DataType::FLOAT; }
 
-// A rank-2 operand of rows x columns: row-major (unit column stride) or its
-// transpose (unit row stride).
+// The matrix dims of a rank-2 tensor, or of each batch of a rank-3 one.
+std::vector<std::int64_t> last_two(const std::vector<std::int64_t>& values) {
+  return {values[values.size() - 2], values[values.size() - 1]};
+}
+
+// The batch count of a rank-3 tensor (1 for rank 2) and the elements between
+// batches (0 when there is one batch: broadcast to every batch of C).
+std::int64_t batch_of(const Tensor& t) { return t->get_dim().size() == 3 ? t->get_dim()[0] : 1; }
+std::int64_t batch_stride_of(const Tensor& t) { return batch_of(t) > 1 ? t->get_stride()[0] : 0; }
+
+// A matrix operand (rank 2, or rank 3 for a batch of them) of rows x
+// columns: row-major (unit column stride) or its transpose (unit row stride).
 Result<MatrixOperand> operand(const Tensor& t, const char* port) {
-  if (!is_float(t) || t->get_dim().size() != 2 || t->get_stride().size() != 2) {
-    return unsupported(fmt::format("{} must be a float matrix (rank 2)", port));
+  const std::size_t rank = t ? t->get_dim().size() : 0;
+  if (!is_float(t) || (rank != 2 && rank != 3) || t->get_stride().size() != rank) {
+    return unsupported(fmt::format("{} must be a float matrix (rank 2) or a batch of them (rank 3)", port));
   }
   if (t->get_is_virtual()) return unsupported(fmt::format("{} must be an input of the graph, not virtual", port));
-  const auto& dims = t->get_dim();
-  const auto& strides = t->get_stride();
+  const std::vector<std::int64_t> dims = last_two(t->get_dim());
+  const std::vector<std::int64_t> strides = last_two(t->get_stride());
   MatrixOperand result;
   result.uid = t->get_uid();
   if (strides[1] == 1 || dims[1] == 1) {
@@ -68,8 +79,8 @@ std::string_view to_string(Activation activation) noexcept {
 }
 
 std::string MatmulPattern::describe() const {
-  std::string text = fmt::format("matmul {}x{}x{} ({}, {})", m, n, k, a.transposed ? "A^T" : "A",
-                                 b.transposed ? "B^T" : "B");
+  std::string text = fmt::format("matmul {}{}x{}x{} ({}, {})", batch > 1 ? fmt::format("{} x ", batch) : "", m, n, k,
+                                 a.transposed ? "A^T" : "A", b.transposed ? "B^T" : "B");
   if (bias_uid >= 0) text += " + bias";
   if (activation != Activation::NONE) text += fmt::format(" + {}", to_string(activation));
   return text;
@@ -88,11 +99,21 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   MatmulPattern pattern;
   pattern.a = *a;
   pattern.b = *b;
-  pattern.m = mm.input("A")->get_dim()[0];
-  pattern.k = mm.input("A")->get_dim()[1];
-  pattern.n = mm.input("B")->get_dim()[1];
+  pattern.m = last_two(mm.input("A")->get_dim())[0];
+  pattern.k = last_two(mm.input("A")->get_dim())[1];
+  pattern.n = last_two(mm.input("B")->get_dim())[1];
   Tensor current = mm.output("C");
-  if (!is_float(current) || current->get_dim().size() != 2) return unsupported("C must be a float matrix (rank 2)");
+  const std::size_t rank = current ? current->get_dim().size() : 0;
+  if (!is_float(current) || (rank != 2 && rank != 3)) {
+    return unsupported("C must be a float matrix (rank 2) or a batch of them (rank 3)");
+  }
+  // A batch of products: A's and B's batch counts are C's, or 1 (one matrix
+  // for every batch); the graph's validation has checked the broadcast.
+  pattern.batch = batch_of(current);
+  pattern.a_batch_stride = batch_stride_of(mm.input("A"));
+  pattern.b_batch_stride = batch_stride_of(mm.input("B"));
+  const std::vector<std::int64_t> c_dims =
+      rank == 3 ? std::vector<std::int64_t>{pattern.batch, pattern.m, pattern.n} : std::vector<std::int64_t>{pattern.m, pattern.n};
 
   bool seen_activation = false;
   for (std::size_t i = 1; i < ops.size(); ++i) {
@@ -111,7 +132,8 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
       if (!bias) return unsupported(fmt::format("{} does not read the product", op.describe(i)));
       const auto& dims = bias->get_dim();
       const bool row_vector = (dims.size() == 1 && dims[0] == pattern.n) ||
-                              (dims.size() == 2 && dims[0] == 1 && dims[1] == pattern.n);
+                              (dims.size() == 2 && dims[0] == 1 && dims[1] == pattern.n) ||
+                              (dims.size() == 3 && dims[0] == 1 && dims[1] == 1 && dims[2] == pattern.n);
       if (!is_float(bias) || bias->get_is_virtual() || !row_vector || bias->get_stride().back() != 1) {
         return unsupported(fmt::format("the bias of {} must be a contiguous float [1, N] input", op.describe(i)));
       }
@@ -124,18 +146,24 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
                                      op.describe(i)));
     }
     current = op.output("OUT_0");
-    if (!is_float(current) || current->get_dim() != std::vector<std::int64_t>{pattern.m, pattern.n}) {
-      return unsupported(fmt::format("the output of {} must be a float [M, N] matrix", op.describe(i)));
+    if (!is_float(current) || current->get_dim() != c_dims) {
+      return unsupported(fmt::format("the output of {} must be a float tensor of the product's dims", op.describe(i)));
     }
   }
   if (current->get_is_virtual()) return unsupported("the graph's last output must not be virtual");
-  const auto& strides = current->get_stride();
-  if (strides.size() != 2 || (strides[1] != 1 && pattern.n > 1) || strides[0] < pattern.n) {
-    return unsupported("the output must be row-major");
-  }
+  const std::vector<std::int64_t> strides = last_two(current->get_stride());
+  if ((strides[1] != 1 && pattern.n > 1) || strides[0] < pattern.n) return unsupported("the output must be row-major");
   pattern.c_uid = current->get_uid();
   pattern.ldc = std::max<std::int64_t>({strides[0], pattern.n, 1});
+  pattern.c_batch_stride = batch_stride_of(current);
+  if (pattern.batch > 1 && pattern.c_batch_stride < pattern.m * pattern.ldc) {
+    return unsupported("the output's batches must not overlap");
+  }
   return pattern;
+}
+
+MatmulBuffers MatmulBuffers::at_batch(const MatmulPattern& p, std::int64_t index) const {
+  return {a + index * p.a_batch_stride, b + index * p.b_batch_stride, bias, c + index * p.c_batch_stride};
 }
 
 Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack) {

@@ -45,12 +45,15 @@ class GemmThenEpilogue final : public ExecutionKernel {
   std::int64_t workspace_size() const override { return workspace_; }
   Error execute(const ExecutionArguments& args) override {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
-    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
-    if (!x.ok()) return x.error();
-    TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n, pattern_.k,
-                                      1.0f, x->a, pattern_.a.ld, x->b, pattern_.b.ld, 0.0f, x->c, pattern_.ldc,
-                                      cpu::GemmPath::AUTO, threads_));
-    apply_epilogue(pattern_, x->bias, x->c, threads_, static_cast<float*>(args.workspace));
+    Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
+    if (!buffers.ok()) return buffers.error();
+    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+      const MatmulBuffers x = buffers->at_batch(pattern_, index);
+      TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
+                                        pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c,
+                                        pattern_.ldc, cpu::GemmPath::AUTO, threads_));
+      apply_epilogue(pattern_, x.bias, x.c, threads_, static_cast<float*>(args.workspace));
+    }
     return Error::ok();
   }
 
@@ -68,8 +71,17 @@ class RowSplit final : public ExecutionKernel {
   std::int64_t workspace_size() const override { return workspace_; }
   Error execute(const ExecutionArguments& args) override {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
-    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
-    if (!x.ok()) return x.error();
+    Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
+    if (!buffers.ok()) return buffers.error();
+    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+      TUNEKIT_RETURN_IF_ERROR(run_batch(buffers->at_batch(pattern_, index), args));
+    }
+    return Error::ok();
+  }
+
+ private:
+  Error run_batch(const MatmulBuffers& batch, const ExecutionArguments& args) {
+    const MatmulBuffers* x = &batch;
     // Slabs of whole register blocks, so that no thread runs a ragged edge
     // in the middle of C.
     const std::int64_t block = cpu::gemm_register_block(DataType::FLOAT).mr;
@@ -103,7 +115,6 @@ class RowSplit final : public ExecutionKernel {
     return first_error;
   }
 
- private:
   MatmulPattern pattern_;
   cpu::GemmKernel gemm_;
   int threads_;

@@ -31,12 +31,12 @@ void apply_epilogue_rows(const MatmulPattern& pattern, const float* bias, float*
 // holds threads * epilogue_scratch_floats(...) floats.
 void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads, float* scratch);
 
-// The product C = op(A) x op(B) of a pattern into buffers.c, on `threads`
-// threads: a library's call.
+// The product C = op(A) x op(B) of one matrix of a pattern (the batch's
+// buffers) into buffers.c, on `threads` threads: a library's call.
 using MatmulProduct = std::function<Error(const MatmulPattern&, const MatmulBuffers&, int threads)>;
 
-// An engine of the matmul pattern (matched by `match`) whose kernel runs
-// `product`, then apply_epilogue on as many threads; its workspace is the
+// An engine of the matmul pattern (matched by `match`) whose kernel runs, for
+// each batch, `product`, then apply_epilogue on as many threads; its workspace is the
 // epilogue's scratch for the knob's thread count. The engines of OpenBLAS
 // and BLIS, and tunekit's Gemm-then-epilogue, are this with their own call.
 std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,

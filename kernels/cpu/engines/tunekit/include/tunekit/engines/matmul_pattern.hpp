@@ -1,7 +1,8 @@
 // The graphs the CPU matmul engines run: one float matmul C = A x B of rank
-// 2, optionally followed by a bias added along C's rows (a [1, N] or [N]
-// tensor) and then one activation, each step reading the one before it
-// through a virtual tensor. Every provider (tunekit's Gemm, OpenBLAS, BLIS)
+// 2, or a batch of them (rank 3: C [batch, M, N], A and B either a batch of
+// as many or one matrix for every batch), optionally followed by a bias added
+// along C's rows (a [1, N], [N] or [1, 1, N] tensor) and then one activation,
+// each step reading the one before it through a virtual tensor. Every provider (tunekit's Gemm, OpenBLAS, BLIS)
 // matches the same pattern and applies the same epilogue, so their results
 // differ only by the product's rounding.
 #pragma once
@@ -33,6 +34,10 @@ struct MatmulPattern {
   std::int64_t ldc = 0;     // C is row-major
   std::int64_t bias_uid = -1;  // -1: no bias
   Activation activation = Activation::NONE;
+  // A batch of products: elements between one batch's matrix and the next
+  // (0: the same matrix for every batch). batch is 1 for rank 2.
+  std::int64_t batch = 1;
+  std::int64_t a_batch_stride = 0, b_batch_stride = 0, c_batch_stride = 0;
 
   bool has_epilogue() const noexcept { return bias_uid >= 0 || activation != Activation::NONE; }
   // "matmul 128x4096x1024 (A, B^T) + bias + gelu".
@@ -51,6 +56,8 @@ struct MatmulBuffers {
   const float* b = nullptr;
   const float* bias = nullptr;
   float* c = nullptr;
+  // The matrices of batch `index`.
+  MatmulBuffers at_batch(const MatmulPattern& pattern, std::int64_t index) const;
 };
 Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack);
 
