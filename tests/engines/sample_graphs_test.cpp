@@ -19,6 +19,7 @@
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/reduction_pattern.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -132,6 +133,20 @@ std::vector<float> reference_batched_matmul(const MatmulPattern& p, Buffers& buf
   return c;
 }
 
+// The sum of a reduction sample graph in double precision.
+std::vector<float> reference_sum(const ReductionPattern& p, Buffers& buffers) {
+  const std::vector<float>& x = buffers.data.at(p.x_uid);
+  std::vector<float> y(static_cast<std::size_t>(p.outer * p.inner));
+  for (std::int64_t o = 0; o < p.outer; ++o) {
+    for (std::int64_t i = 0; i < p.inner; ++i) {
+      double sum = 0;
+      for (std::int64_t r = 0; r < p.reduced; ++r) sum += x[static_cast<std::size_t>((o * p.reduced + r) * p.inner + i)];
+      y[static_cast<std::size_t>(o * p.inner + i)] = static_cast<float>(sum);
+    }
+  }
+  return y;
+}
+
 // The layer normalization of a layernorm sample graph in double precision.
 std::vector<float> reference_layernorm(const LayerNormPattern& p, Buffers& buffers) {
   const std::vector<float>& x = buffers.data.at(p.x_uid);
@@ -224,6 +239,10 @@ TEST_F(SampleGraphs, EveryShapeSetHasThreeEnginesFromTwoLibrariesThatMatchTheRef
       } else if (Result<LayerNormPattern> norm = match_layernorm(graph.operation_graph()); norm.ok()) {
         expected[norm->y_uid] = reference_layernorm(*norm, buffers);
         depth = 1;
+      } else if (Result<ReductionPattern> sum = match_reduction(graph.operation_graph()); sum.ok()) {
+        ASSERT_EQ(sum->mode, ReductionMode::SUM);
+        expected[sum->y_uid] = reference_sum(*sum, buffers);
+        depth = sum->reduced;
       } else if (Result<MatmulPattern> mm = match_matmul(graph.operation_graph()); mm.ok() && mm->batch > 1) {
         ASSERT_FALSE(mm->has_epilogue());
         expected[mm->c_uid] = reference_batched_matmul(*mm, buffers);

@@ -80,5 +80,7 @@ inline Error check_onednn_sizes(std::initializer_list<std::int64_t> values, cons
 // CPU_CONV_ONEDNN (onednn_conv.cpp) and CPU_LAYERNORM_ONEDNN (onednn_layernorm.cpp).
 std::shared_ptr<const graph::Engine> make_onednn_conv_engine();
 std::shared_ptr<const graph::Engine> make_onednn_layernorm_engine();
+// CPU_REDUCTION_ONEDNN (onednn_reduction.cpp).
+std::shared_ptr<const graph::Engine> make_onednn_reduction_engine();
 
 }  // namespace tunekit::engines::detail

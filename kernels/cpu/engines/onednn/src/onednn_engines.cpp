@@ -223,6 +223,7 @@ OnednnEngineProvider::OnednnEngineProvider() {
       match_for_onednn, matmul_workspace, make_matmul));
   engines_.push_back(detail::make_onednn_conv_engine());
   engines_.push_back(detail::make_onednn_layernorm_engine());
+  engines_.push_back(detail::make_onednn_reduction_engine());
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {

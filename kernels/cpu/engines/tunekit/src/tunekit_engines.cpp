@@ -199,6 +199,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
       Strategy::ROW_SPLIT));
   for (auto& engine : detail::make_conv_engines()) engines_.push_back(std::move(engine));
   for (auto& engine : detail::make_layernorm_engines()) engines_.push_back(std::move(engine));
+  for (auto& engine : detail::make_reduction_engines()) engines_.push_back(std::move(engine));
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {

@@ -21,5 +21,7 @@ Result<cpu::GemmKernel> session_gemm(int threads);
 std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();
 // CPU_LAYERNORM_TUNEKIT and CPU_LAYERNORM_TUNEKIT_ONEPASS.
 std::vector<std::shared_ptr<const graph::Engine>> make_layernorm_engines();
+// CPU_REDUCTION_TUNEKIT and CPU_REDUCTION_TUNEKIT_SPLIT.
+std::vector<std::shared_ptr<const graph::Engine>> make_reduction_engines();
 
 }  // namespace tunekit::engines::detail

@@ -15,6 +15,8 @@
 //   CPU_LAYERNORM_ONEDNN (430): a layer_normalization_forward primitive
 //     (layernorm_pattern.hpp) with oneDNN applying the scale and shift, for
 //     graphs that request no statistics. Knob: threads.
+//   CPU_REDUCTION_ONEDNN (440): a reduction primitive (reduction_pattern.hpp;
+//     NORM2 as norm_lp_sum with p = 2). Knob: threads.
 // The primitive is created when the plan compiles and its scratchpad is the
 // plan's workspace, so an execution is a steady-state one and compile time
 // stays out of the measured time. The catalogue version names oneDNN's
@@ -36,6 +38,7 @@ namespace tunekit::engines {
 inline constexpr std::int64_t kMatmulOnednnEngine = 400;
 inline constexpr std::int64_t kConvOnednnEngine = 410;
 inline constexpr std::int64_t kLayerNormOnednnEngine = 430;
+inline constexpr std::int64_t kReductionOnednnEngine = 440;
 
 std::string onednn_version();  // "2.6.3"
 std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...

@@ -21,6 +21,11 @@
 //     squared deviations). Knob: threads. No workspace.
 //   CPU_LAYERNORM_TUNEKIT_ONEPASS (121): the same with the statistics in one
 //     pass of sums shifted by the row's first element. Knob: threads.
+//   CPU_REDUCTION_TUNEKIT (130): a reduction (reduction_pattern.hpp), the
+//     outputs split between the threads. Knob: threads. No workspace.
+//   CPU_REDUCTION_TUNEKIT_SPLIT (131): the reduced dim split between the
+//     threads into partials (threads x outputs floats of workspace), combined
+//     in one pass. Knob: threads.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,8 @@ inline constexpr std::int64_t kConvTunekitIm2colEngine = 110;
 inline constexpr std::int64_t kConvTunekit1x1Engine = 111;
 inline constexpr std::int64_t kLayerNormTunekitEngine = 120;
 inline constexpr std::int64_t kLayerNormTunekitOnePassEngine = 121;
+inline constexpr std::int64_t kReductionTunekitEngine = 130;
+inline constexpr std::int64_t kReductionTunekitSplitEngine = 131;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
