@@ -66,18 +66,43 @@ void finish(ReductionMode mode, float* y, std::int64_t n, std::int64_t reduced) 
   }
 }
 
-// One output row (inner == 1): a dot-like loop of eight partial results.
-float reduce_row(ReductionMode mode, const float* x, std::int64_t n) {
-  constexpr int kLanes = 8;
+// One output row (inner == 1) with one combining operation: sixteen partial
+// results (enough independent chains to hide the add latency on SSE2, the
+// instruction set this file is compiled for), the mode decided once per row.
+template <typename Step, typename Combine>
+float reduce_row_with(Step step, Combine combine_lanes, float init, const float* __restrict x, std::int64_t n) {
+  constexpr int kLanes = 16;
   float lanes[kLanes];
-  std::fill_n(lanes, kLanes, identity(mode));
+  std::fill_n(lanes, kLanes, init);
   std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) accumulate(mode, lanes, x + i, kLanes);
-  float total = identity(mode);
-  combine(mode, &total, lanes, 1);
-  for (int l = 1; l < kLanes; ++l) combine(mode, &total, lanes + l, 1);
-  for (; i < n; ++i) accumulate(mode, &total, x + i, 1);
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] = step(lanes[l], x[i + l]);
+  }
+  for (; i < n; ++i) lanes[0] = step(lanes[0], x[i]);
+  float total = lanes[0];
+  for (int l = 1; l < kLanes; ++l) total = combine_lanes(total, lanes[l]);
   return total;
+}
+
+float reduce_row(ReductionMode mode, const float* x, std::int64_t n) {
+  const float init = identity(mode);
+  const auto add = [](float a, float v) { return a + v; };
+  switch (mode) {
+    case ReductionMode::MAX: {
+      const auto larger = [](float a, float v) { return std::max(a, v); };
+      return reduce_row_with(larger, larger, init, x, n);
+    }
+    case ReductionMode::MIN: {
+      const auto smaller = [](float a, float v) { return std::min(a, v); };
+      return reduce_row_with(smaller, smaller, init, x, n);
+    }
+    case ReductionMode::PROD: {
+      const auto times = [](float a, float v) { return a * v; };
+      return reduce_row_with(times, times, init, x, n);
+    }
+    case ReductionMode::NORM2: return reduce_row_with([](float a, float v) { return a + v * v; }, add, init, x, n);
+    default: return reduce_row_with(add, add, init, x, n);
+  }
 }
 
 // Reduces rows [begin, end) of the [reduced, inner] slab at x into y (inner floats).
