@@ -16,8 +16,6 @@ using graph::OperationKind;
 using graph::PointwiseMode;
 using graph::Tensor;
 
-Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
 bool is_float4(const Tensor& t) {
   return t && t->get_data_type() == DataType::FLOAT && t->get_dim().size() == 4 && t->get_stride().size() == 4;
 }
@@ -50,21 +48,21 @@ std::string ConvPattern::describe() const {
 Result<ConvPattern> match_conv(const graph::OperationGraph& graph) {
   const std::vector<Operation>& ops = graph.operations();
   if (ops.empty() || ops.size() > 3 || ops[0].kind != OperationKind::CONV_FPROP) {
-    return unsupported("only a conv_fprop, optionally followed by a bias add and a relu");
+    return not_supported("only a conv_fprop, optionally followed by a bias add and a relu");
   }
   const Operation& conv = ops[0];
   const Tensor x = conv.input("X");
   const Tensor w = conv.input("W");
   Tensor current = conv.output("Y");
   if (!is_float4(x) || !is_float4(w) || !is_float4(current)) {
-    return unsupported("X, W and Y must be float tensors of rank 4 (2-D convolution)");
+    return not_supported("X, W and Y must be float tensors of rank 4 (2-D convolution)");
   }
-  if (x->get_is_virtual() || w->get_is_virtual()) return unsupported("X and W must be inputs of the graph");
+  if (x->get_is_virtual() || w->get_is_virtual()) return not_supported("X and W must be inputs of the graph");
   const std::optional<bool> nhwc = layout_is_nhwc(x);
-  if (!nhwc) return unsupported("X must be densely packed NCHW or NHWC");
+  if (!nhwc) return not_supported("X must be densely packed NCHW or NHWC");
   const auto& wd = w->get_dim();
   if (w->get_stride() != std::vector<std::int64_t>{wd[1] * wd[2] * wd[3], wd[2] * wd[3], wd[3], 1}) {
-    return unsupported("W must be densely packed KCRS");
+    return not_supported("W must be densely packed KCRS");
   }
   ConvPattern p;
   p.nhwc = *nhwc;
@@ -79,7 +77,7 @@ Result<ConvPattern> match_conv(const graph::OperationGraph& graph) {
   for (std::size_t i = 1; i < ops.size(); ++i) {
     const Operation& op = ops[i];
     if (op.kind != OperationKind::POINTWISE || !current->get_is_virtual()) {
-      return unsupported(fmt::format("{} is not a pointwise epilogue reading a virtual output", op.describe(i)));
+      return not_supported(fmt::format("{} is not a pointwise epilogue reading a virtual output", op.describe(i)));
     }
     const std::optional<PointwiseMode> mode = graph::parse_pointwise_mode(op.string_attribute("mode").value_or(""));
     const Tensor in0 = op.input("IN_0");
@@ -89,20 +87,20 @@ Result<ConvPattern> match_conv(const graph::OperationGraph& graph) {
       const bool per_channel = bias && bias->get_data_type() == DataType::FLOAT && !bias->get_is_virtual() &&
                                (bias->get_dim() == std::vector<std::int64_t>{1, p.k, 1, 1} ||
                                 bias->get_dim() == std::vector<std::int64_t>{p.k});
-      if (!per_channel) return unsupported(fmt::format("the bias of {} must be a float [1, K, 1, 1] input", op.describe(i)));
+      if (!per_channel) return not_supported(fmt::format("the bias of {} must be a float [1, K, 1, 1] input", op.describe(i)));
       p.bias_uid = bias->get_uid();
     } else if (mode == PointwiseMode::RELU && !p.relu && !in1 && same_tensor(in0, current)) {
       p.relu = true;
     } else {
-      return unsupported(fmt::format("{} is neither a bias add after the convolution nor a relu", op.describe(i)));
+      return not_supported(fmt::format("{} is neither a bias add after the convolution nor a relu", op.describe(i)));
     }
     current = op.output("OUT_0");
     if (!is_float4(current) || current->get_dim() != std::vector<std::int64_t>{p.n, p.k, p.p, p.q}) {
-      return unsupported(fmt::format("the output of {} must be a float [N, K, P, Q] tensor", op.describe(i)));
+      return not_supported(fmt::format("the output of {} must be a float [N, K, P, Q] tensor", op.describe(i)));
     }
   }
-  if (current->get_is_virtual()) return unsupported("the graph's last output must not be virtual");
-  if (layout_is_nhwc(current) != p.nhwc) return unsupported("Y must be densely packed in the layout of X");
+  if (current->get_is_virtual()) return not_supported("the graph's last output must not be virtual");
+  if (layout_is_nhwc(current) != p.nhwc) return not_supported("Y must be densely packed in the layout of X");
   p.y_uid = current->get_uid();
   return p;
 }

@@ -6,23 +6,6 @@
 #include "tunekit/engines/pattern_engine.hpp"
 
 namespace tunekit::engines {
-namespace {
-
-Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
-bool dense_float(const graph::Tensor& t) {
-  if (!t || t->get_data_type() != DataType::FLOAT) return false;
-  const auto& dims = t->get_dim();
-  const auto& strides = t->get_stride();
-  std::int64_t expected = 1;
-  for (std::size_t i = dims.size(); i-- > 0;) {
-    if (dims[i] != 1 && strides[i] != expected) return false;
-    expected *= dims[i];
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string LayerNormPattern::describe() const {
   return fmt::format("layernorm {} x {} (epsilon {})", rows, width, epsilon);
@@ -30,19 +13,19 @@ std::string LayerNormPattern::describe() const {
 
 Result<LayerNormPattern> match_layernorm(const graph::OperationGraph& graph) {
   const auto& ops = graph.operations();
-  if (ops.size() != 1 || ops[0].kind != graph::OperationKind::LAYERNORM) return unsupported("only a single layernorm");
+  if (ops.size() != 1 || ops[0].kind != graph::OperationKind::LAYERNORM) return not_supported("only a single layernorm");
   const graph::Operation& op = ops[0];
   LayerNormPattern p;
   for (const char* port : {"X", "SCALE", "BIAS"}) {
     const graph::Tensor t = op.input(port);
-    if (!dense_float(t) || t->get_is_virtual()) {
-      return unsupported(fmt::format("{} must be a densely packed float input", port));
+    if (!is_dense_float(t) || t->get_is_virtual()) {
+      return not_supported(fmt::format("{} must be a densely packed float input", port));
     }
   }
   for (const char* port : {"Y", "MEAN", "INV_VARIANCE"}) {
     const graph::Tensor t = op.output(port);
-    if (t && (!dense_float(t) || t->get_is_virtual())) {
-      return unsupported(fmt::format("{} must be a densely packed float output of the graph", port));
+    if (t && (!is_dense_float(t) || t->get_is_virtual())) {
+      return not_supported(fmt::format("{} must be a densely packed float output of the graph", port));
     }
   }
   const auto& dims = op.input("X")->get_dim();

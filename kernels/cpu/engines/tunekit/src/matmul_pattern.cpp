@@ -16,8 +16,6 @@ using graph::OperationKind;
 using graph::PointwiseMode;
 using graph::Tensor;
 
-Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
 bool is_float(const Tensor& t) { return t && t->get_data_type() == DataType::FLOAT; }
 
 // The matrix dims of a rank-2 tensor, or of each batch of a rank-3 one.
@@ -35,9 +33,9 @@ std::int64_t batch_stride_of(const Tensor& t) { return batch_of(t) > 1 ? t->get_
 Result<MatrixOperand> operand(const Tensor& t, const char* port) {
   const std::size_t rank = t ? t->get_dim().size() : 0;
   if (!is_float(t) || (rank != 2 && rank != 3) || t->get_stride().size() != rank) {
-    return unsupported(fmt::format("{} must be a float matrix (rank 2) or a batch of them (rank 3)", port));
+    return not_supported(fmt::format("{} must be a float matrix (rank 2) or a batch of them (rank 3)", port));
   }
-  if (t->get_is_virtual()) return unsupported(fmt::format("{} must be an input of the graph, not virtual", port));
+  if (t->get_is_virtual()) return not_supported(fmt::format("{} must be an input of the graph, not virtual", port));
   const std::vector<std::int64_t> dims = last_two(t->get_dim());
   const std::vector<std::int64_t> strides = last_two(t->get_stride());
   MatrixOperand result;
@@ -51,7 +49,7 @@ Result<MatrixOperand> operand(const Tensor& t, const char* port) {
     result.ld = std::max<std::int64_t>({strides[1], dims[0], 1});
     if (strides[1] >= dims[0] || dims[1] == 1) return result;
   }
-  return unsupported(fmt::format("{} has strides [{}, {}]: neither row-major nor its transpose", port, strides[0],
+  return not_supported(fmt::format("{} has strides [{}, {}]: neither row-major nor its transpose", port, strides[0],
                                  strides[1]));
 }
 
@@ -89,7 +87,7 @@ std::string MatmulPattern::describe() const {
 Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   const std::vector<Operation>& ops = graph.operations();
   if (ops.empty() || ops.size() > 3 || ops[0].kind != OperationKind::MATMUL) {
-    return unsupported("only a matmul, optionally followed by a bias add and an activation");
+    return not_supported("only a matmul, optionally followed by a bias add and an activation");
   }
   const Operation& mm = ops[0];
   Result<MatrixOperand> a = operand(mm.input("A"), "A");
@@ -105,7 +103,7 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   Tensor current = mm.output("C");
   const std::size_t rank = current ? current->get_dim().size() : 0;
   if (!is_float(current) || (rank != 2 && rank != 3)) {
-    return unsupported("C must be a float matrix (rank 2) or a batch of them (rank 3)");
+    return not_supported("C must be a float matrix (rank 2) or a batch of them (rank 3)");
   }
   // A batch of products: A's and B's batch counts are C's, or 1 (one matrix
   // for every batch); the graph's validation has checked the broadcast.
@@ -119,45 +117,45 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   for (std::size_t i = 1; i < ops.size(); ++i) {
     const Operation& op = ops[i];
     if (op.kind != OperationKind::POINTWISE) {
-      return unsupported(fmt::format("{} is not a pointwise epilogue", op.describe(i)));
+      return not_supported(fmt::format("{} is not a pointwise epilogue", op.describe(i)));
     }
     if (!current->get_is_virtual()) {
-      return unsupported(fmt::format("the output read by {} must be virtual", op.describe(i)));
+      return not_supported(fmt::format("the output read by {} must be virtual", op.describe(i)));
     }
     const std::optional<PointwiseMode> mode = graph::parse_pointwise_mode(op.string_attribute("mode").value_or(""));
     const Tensor in0 = op.input("IN_0");
     const Tensor in1 = op.input("IN_1");
     if (mode == PointwiseMode::ADD && i == 1 && in1) {
       const Tensor bias = same_tensor(in0, current) ? in1 : same_tensor(in1, current) ? in0 : nullptr;
-      if (!bias) return unsupported(fmt::format("{} does not read the product", op.describe(i)));
+      if (!bias) return not_supported(fmt::format("{} does not read the product", op.describe(i)));
       const auto& dims = bias->get_dim();
       const bool row_vector = (dims.size() == 1 && dims[0] == pattern.n) ||
                               (dims.size() == 2 && dims[0] == 1 && dims[1] == pattern.n) ||
                               (dims.size() == 3 && dims[0] == 1 && dims[1] == 1 && dims[2] == pattern.n);
       if (!is_float(bias) || bias->get_is_virtual() || !row_vector || bias->get_stride().back() != 1) {
-        return unsupported(fmt::format("the bias of {} must be a contiguous float [1, N] input", op.describe(i)));
+        return not_supported(fmt::format("the bias of {} must be a contiguous float [1, N] input", op.describe(i)));
       }
       pattern.bias_uid = bias->get_uid();
     } else if (mode && activation_of(*mode) && !seen_activation && !in1 && same_tensor(in0, current)) {
       pattern.activation = *activation_of(*mode);
       seen_activation = true;
     } else {
-      return unsupported(fmt::format("{} is neither a bias add after the matmul nor one relu, gelu, sigmoid or tanh",
+      return not_supported(fmt::format("{} is neither a bias add after the matmul nor one relu, gelu, sigmoid or tanh",
                                      op.describe(i)));
     }
     current = op.output("OUT_0");
     if (!is_float(current) || current->get_dim() != c_dims) {
-      return unsupported(fmt::format("the output of {} must be a float tensor of the product's dims", op.describe(i)));
+      return not_supported(fmt::format("the output of {} must be a float tensor of the product's dims", op.describe(i)));
     }
   }
-  if (current->get_is_virtual()) return unsupported("the graph's last output must not be virtual");
+  if (current->get_is_virtual()) return not_supported("the graph's last output must not be virtual");
   const std::vector<std::int64_t> strides = last_two(current->get_stride());
-  if ((strides[1] != 1 && pattern.n > 1) || strides[0] < pattern.n) return unsupported("the output must be row-major");
+  if ((strides[1] != 1 && pattern.n > 1) || strides[0] < pattern.n) return not_supported("the output must be row-major");
   pattern.c_uid = current->get_uid();
   pattern.ldc = std::max<std::int64_t>({strides[0], pattern.n, 1});
   pattern.c_batch_stride = batch_stride_of(current);
   if (pattern.batch > 1 && pattern.c_batch_stride < pattern.m * pattern.ldc) {
-    return unsupported("the output's batches must not overlap");
+    return not_supported("the output's batches must not overlap");
   }
   return pattern;
 }

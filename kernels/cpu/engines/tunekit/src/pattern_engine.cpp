@@ -39,4 +39,18 @@ bool same_tensor(const graph::Tensor& x, const graph::Tensor& y) noexcept {
   return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
 }
 
+bool is_dense_float(const graph::Tensor& t) noexcept {
+  if (!t || t->get_data_type() != DataType::FLOAT) return false;
+  const auto& dims = t->get_dim();
+  const auto& strides = t->get_stride();
+  std::int64_t expected = 1;
+  for (std::size_t i = dims.size(); i-- > 0;) {
+    if (dims[i] != 1 && strides[i] != expected) return false;
+    expected *= dims[i];
+  }
+  return true;
+}
+
+Error not_supported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
+
 }  // namespace tunekit::engines

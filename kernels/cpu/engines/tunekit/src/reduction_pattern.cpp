@@ -3,25 +3,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include "tunekit/engines/pattern_engine.hpp"
 
 namespace tunekit::engines {
-namespace {
-
-Error unsupported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
-
-bool dense_float(const graph::Tensor& t) {
-  if (!t || t->get_data_type() != DataType::FLOAT) return false;
-  const auto& dims = t->get_dim();
-  const auto& strides = t->get_stride();
-  std::int64_t expected = 1;
-  for (std::size_t i = dims.size(); i-- > 0;) {
-    if (dims[i] != 1 && strides[i] != expected) return false;
-    expected *= dims[i];
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string ReductionPattern::describe() const {
   return fmt::format("{} of [{}] over {} (outer {}, inner {})", graph::to_string(mode), fmt::join(x_dims, ", "),
@@ -30,11 +14,11 @@ std::string ReductionPattern::describe() const {
 
 Result<ReductionPattern> match_reduction(const graph::OperationGraph& graph) {
   const auto& ops = graph.operations();
-  if (ops.size() != 1 || ops[0].kind != graph::OperationKind::REDUCTION) return unsupported("only a single reduction");
+  if (ops.size() != 1 || ops[0].kind != graph::OperationKind::REDUCTION) return not_supported("only a single reduction");
   const graph::Tensor x = ops[0].input("X");
   const graph::Tensor y = ops[0].output("Y");
-  if (!dense_float(x) || x->get_is_virtual() || !dense_float(y) || y->get_is_virtual()) {
-    return unsupported("X and Y must be densely packed float tensors of the graph");
+  if (!is_dense_float(x) || x->get_is_virtual() || !is_dense_float(y) || y->get_is_virtual()) {
+    return not_supported("X and Y must be densely packed float tensors of the graph");
   }
   ReductionPattern p;
   p.mode = *graph::parse_reduction_mode(ops[0].string_attribute("mode").value_or("sum"));
@@ -50,7 +34,7 @@ Result<ReductionPattern> match_reduction(const graph::OperationGraph& graph) {
   }
   if (first == p.x_dims.size()) first = last = 0;  // nothing reduced: a copy, outer x 1 x inner
   for (std::size_t i = first; i <= last; ++i) {
-    if (p.y_dims[i] != 1) return unsupported("the reduced dims must be consecutive");
+    if (p.y_dims[i] != 1) return not_supported("the reduced dims must be consecutive");
   }
   for (std::size_t i = 0; i < p.x_dims.size(); ++i) {
     if (i < first) p.outer *= p.x_dims[i];
