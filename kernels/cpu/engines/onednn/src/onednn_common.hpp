@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tunekit/core/error.hpp"
+#include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/graph/engine.hpp"
 #include "tunekit/graph/knob.hpp"
 
@@ -75,6 +76,34 @@ inline Error check_onednn_sizes(std::initializer_list<std::int64_t> values, cons
     }
   }
   return Error::ok();
+}
+
+// An engine of one oneDNN primitive whose scratchpad is all its workspace:
+// make_pd(pattern, threads) creates the primitive descriptor (a shared_ptr,
+// with the team set) and Kernel(pattern, pd, threads) the primitive; `what`
+// names the primitive in errors.
+template <typename Kernel, typename Pattern, typename MakePd>
+std::shared_ptr<const graph::Engine> scratchpad_engine(graph::EngineDescriptor descriptor,
+                                                       typename PatternEngine<Pattern>::Match match, MakePd make_pd,
+                                                       const char* what) {
+  return std::make_shared<PatternEngine<Pattern>>(
+      std::move(descriptor), std::move(match),
+      [make_pd](const Pattern& p, const graph::KnobValues& knobs) -> Result<std::int64_t> {
+        auto pd = make_pd(p, static_cast<int>(knobs.get_int("threads", 1)));
+        if (!pd.ok()) return pd.error();
+        return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
+      },
+      [make_pd, what](const Pattern& p, const graph::KnobValues&,
+                      int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
+        auto pd = make_pd(p, threads);
+        if (!pd.ok()) return pd.error();
+        try {
+          OnednnTeam team(threads);
+          return std::unique_ptr<graph::ExecutionKernel>(new Kernel(p, std::move(pd).value(), threads));
+        } catch (const dnnl::error& e) {
+          return onednn_error(e, what);
+        }
+      });
 }
 
 // CPU_CONV_ONEDNN (onednn_conv.cpp) and CPU_LAYERNORM_ONEDNN (onednn_layernorm.cpp).

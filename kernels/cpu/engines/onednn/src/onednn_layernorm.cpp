@@ -90,28 +90,13 @@ Result<LayerNormPattern> match_for_onednn(const OperationGraph& graph) {
 }  // namespace
 
 std::shared_ptr<const graph::Engine> make_onednn_layernorm_engine() {
-  return std::make_shared<PatternEngine<LayerNormPattern>>(
+  return scratchpad_engine<OnednnLayerNorm, LayerNormPattern>(
       EngineDescriptor{kLayerNormOnednnEngine,
                        "CPU_LAYERNORM_ONEDNN",
                        {threads_knob()},
                        42,
                        fmt::format("oneDNN {} layer_normalization_forward ({})", onednn_version(), onednn_isa())},
-      match_for_onednn,
-      [](const LayerNormPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
-        Result<LayerNormPrimitiveDesc> pd = layernorm_primitive_desc(p, static_cast<int>(knobs.get_int("threads", 1)));
-        if (!pd.ok()) return pd.error();
-        return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
-      },
-      [](const LayerNormPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        Result<LayerNormPrimitiveDesc> pd = layernorm_primitive_desc(p, threads);
-        if (!pd.ok()) return pd.error();
-        try {
-          OnednnTeam team(threads);
-          return std::unique_ptr<ExecutionKernel>(new OnednnLayerNorm(p, std::move(pd).value(), threads));
-        } catch (const dnnl::error& e) {
-          return onednn_error(e, "layer normalization primitive");
-        }
-      });
+      match_for_onednn, layernorm_primitive_desc, "layer normalization primitive");
 }
 
 }  // namespace tunekit::engines::detail

@@ -102,28 +102,13 @@ Result<ReductionPattern> match_for_onednn(const OperationGraph& graph) {
 }  // namespace
 
 std::shared_ptr<const graph::Engine> make_onednn_reduction_engine() {
-  return std::make_shared<PatternEngine<ReductionPattern>>(
+  return scratchpad_engine<OnednnReduction, ReductionPattern>(
       EngineDescriptor{kReductionOnednnEngine,
                        "CPU_REDUCTION_ONEDNN",
                        {threads_knob()},
                        43,
                        fmt::format("oneDNN {} reduction ({})", onednn_version(), onednn_isa())},
-      match_for_onednn,
-      [](const ReductionPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
-        Result<ReductionPrimitiveDesc> pd = reduction_primitive_desc(p, static_cast<int>(knobs.get_int("threads", 1)));
-        if (!pd.ok()) return pd.error();
-        return static_cast<std::int64_t>((*pd)->scratchpad_desc().get_size());
-      },
-      [](const ReductionPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        Result<ReductionPrimitiveDesc> pd = reduction_primitive_desc(p, threads);
-        if (!pd.ok()) return pd.error();
-        try {
-          OnednnTeam team(threads);
-          return std::unique_ptr<ExecutionKernel>(new OnednnReduction(p, std::move(pd).value(), threads));
-        } catch (const dnnl::error& e) {
-          return onednn_error(e, "reduction primitive");
-        }
-      });
+      match_for_onednn, reduction_primitive_desc, "reduction primitive");
 }
 
 }  // namespace tunekit::engines::detail
