@@ -3,7 +3,9 @@
 // OpenBLAS, BLIS and oneDNN at its default knobs and on one thread; the winner and
 // its time, the heuristic's first choice over the winner, and the best single
 // library (the provider best over all cases, by geometric mean) over the
-// winner. Then tunekit's matmul against the faster of OpenBLAS and BLIS on
+// winner. The memory-bound cases (normalizations, softmax, reductions):
+// tunekit against oneDNN and both against a same-run copy of the graph's
+// largest tensor. Then tunekit's matmul against the faster of OpenBLAS and BLIS on
 // squares of 1024 and 2048, and the wall time of autotune() over the sum of
 // the executions it timed.
 //
@@ -143,6 +145,7 @@ class Bench {
 
 struct CaseResult {
   std::string name;
+  double copy_ms = 0;  // memory-bound cases: a copy of the graph's largest tensor
   std::vector<Candidate> candidates;
   std::string heuristic;
   double heuristic_ms = 0;
@@ -176,6 +179,40 @@ double multiply_adds(const OperationGraph& graph) {
            static_cast<double>(mm->k);
   }
   return 0;  // neither a matmul nor a convolution: memory-bound, always kept
+}
+
+// The median time in ms of copying `bytes` from one buffer into another on
+// `threads` threads (each its own slice): the same-run reference of the
+// memory-bound cases.
+double time_copy(std::size_t bytes, int threads, double min_time) {
+  // The destination starts 17 cache lines past a page boundary's offset of
+  // the source: two large allocations are often both page-aligned, and a
+  // store 4 KiB apart from a load stalls (4K aliasing), which no engine's
+  // buffers of a graph need to suffer.
+  constexpr std::size_t kSkew = 17 * 64;
+  std::vector<char> from(bytes, 1), to_storage(bytes + kSkew, 0);
+  char* to = to_storage.data() + kSkew;
+  // The engines' own runtime (OpenMP), whose team is already running.
+  auto copy = [&] {
+    const std::size_t slice = (bytes + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const std::size_t begin = std::min(bytes, slice * static_cast<std::size_t>(t));
+      const std::size_t end = std::min(bytes, begin + slice);
+      std::memcpy(to + begin, from.data() + begin, end - begin);
+    }
+  };
+  copy();
+  std::vector<double> samples;
+  const auto start = Clock::now();
+  while (samples.size() < 3 || std::chrono::duration<double>(Clock::now() - start).count() < min_time) {
+    const auto t0 = Clock::now();
+    copy();
+    samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (samples.size() >= 1000) break;
+  }
+  std::nth_element(samples.begin(), samples.begin() + static_cast<long>(samples.size() / 2), samples.end());
+  return samples[samples.size() / 2];
 }
 
 }  // namespace
@@ -231,6 +268,11 @@ int main(int argc, char** argv) {
       for (const Candidate& c : result.candidates) {
         if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
       }
+      if (multiply_adds(probe.operation_graph()) == 0) {
+        std::size_t largest = 0;
+        for (const auto& [uid, values] : buffers.data) largest = std::max(largest, values.size() * sizeof(float));
+        result.copy_ms = time_copy(largest, static_cast<int>(device.execution().effective_threads), options.min_time);
+      }
       cases.push_back(std::move(result));
     }
   }
@@ -261,6 +303,18 @@ int main(int argc, char** argv) {
     }
     std::printf("%-36s %-34s %10.4f %-30s %10.3f %16.3f %18.3f\n", c.name.c_str(), w.plan.c_str(), w.ms,
                 c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms, onednn_auto / w.ms);
+  }
+
+  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best against each other and against a copy of the graph's"
+              " largest tensor on %u threads (memcpy slices in an OpenMP team; ratios over tunekit's time)\n",
+              device.execution().effective_threads);
+  std::printf("%-36s %10s %12s %12s %14s %12s\n", "graph [shape set]", "copy ms", "tunekit ms", "onednn ms",
+              "onednn/tunekit", "copy/tunekit");
+  for (const CaseResult& c : cases) {
+    if (c.copy_ms == 0) continue;
+    const double tk = c.best_of("tunekit"), dnn = c.best_of("onednn");
+    std::printf("%-36s %10.4f %12.4f %12.4f %14.3f %12.3f\n", c.name.c_str(), c.copy_ms, tk, dnn, dnn / tk,
+                c.copy_ms / tk);
   }
 
   std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (ratio: the faster's time over tunekit's;"

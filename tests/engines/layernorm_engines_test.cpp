@@ -1,5 +1,5 @@
 // The CPU layer-normalization engines (tunekit's two-pass and shifted
-// one-pass, oneDNN's) against a double-precision reference on random rows,
+// one-pass on every instruction-set path this processor runs, oneDNN's) against a double-precision reference on random rows,
 // with a large common offset (where an unshifted one-pass variance would
 // cancel), the statistics outputs where an engine gives them, outputs
 // poisoned first.
@@ -8,11 +8,9 @@
 #include <cmath>
 #include <random>
 
-#include "tunekit/engines/cpu_engines.hpp"
+#include "engine_test_fixture.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
-#include "tunekit/graph/graph.hpp"
-#include "tunekit/platform/cpu_device.hpp"
 
 namespace tunekit::engines {
 namespace {
@@ -25,15 +23,8 @@ struct NormCase {
   bool statistics = false;
 };
 
-class LayerNormEngines : public ::testing::Test {
+class LayerNormEngines : public CpuEngineTest {
  protected:
-  void SetUp() override {
-    auto registry = std::make_shared<EngineRegistry>();
-    ASSERT_TRUE(register_cpu_engines(*registry).is_good());
-    registry_ = registry;
-    handle_ = std::move(Handle::create(device_, registry_)).value();
-  }
-
   // uids: X 1, SCALE 2, BIAS 3, Y 4, MEAN 5, INV_VARIANCE 6.
   static void build(Graph& graph, const NormCase& c) {
     Operation op;
@@ -98,17 +89,28 @@ class LayerNormEngines : public ::testing::Test {
     }
   }
 
-  platform::CpuDevice device_;
-  std::shared_ptr<const EngineRegistry> registry_;
-  std::unique_ptr<Handle> handle_;
 };
 
-TEST_F(LayerNormEngines, EveryEngineMatchesTheDoubleReferenceAlsoAfterALargeOffset) {
-  for (const NormCase& c : {NormCase{7, 768}, NormCase{3, 4096, 1000.0f}, NormCase{5, 33, 50.0f}, NormCase{1, 8}}) {
-    for (std::int64_t id : {kLayerNormTunekitEngine, kLayerNormTunekitOnePassEngine, kLayerNormOnednnEngine}) {
-      check(id, c, {});
-      check(id, c, {{"threads", std::int64_t{1}}});
+constexpr NormCase kCases[] = {{7, 768}, {3, 4096, 1000.0f}, {5, 33, 50.0f}, {1, 8}};
+
+TEST_F(LayerNormEngines, TunekitMatchesTheDoubleReferenceOnEveryInstructionSetPathAlsoAfterALargeOffset) {
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    SCOPED_TRACE(std::string(cpu::to_string(isa)));
+    auto forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const NormCase& c : kCases) {
+      for (std::int64_t id : {kLayerNormTunekitEngine, kLayerNormTunekitOnePassEngine}) {
+        check(id, c, {});
+        check(id, c, {{"threads", std::int64_t{1}}});
+      }
     }
+  }
+}
+
+TEST_F(LayerNormEngines, OnednnMatchesTheDoubleReferenceAlsoAfterALargeOffset) {
+  for (const NormCase& c : kCases) {
+    check(kLayerNormOnednnEngine, c, {});
+    check(kLayerNormOnednnEngine, c, {{"threads", std::int64_t{1}}});
   }
 }
 

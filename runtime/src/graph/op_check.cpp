@@ -183,6 +183,7 @@ Error validate_operation(const Operation& operation, std::size_t index) {
     case OperationKind::SDPA_FWD:
     case OperationKind::SDPA_BWD: return detail::validate_sdpa(check);
     case OperationKind::RESAMPLE_FWD: return detail::validate_resample(check);
+    case OperationKind::SOFTMAX: return detail::validate_softmax(check);
   }
   return check.fail("unknown operation kind");
 }

@@ -64,6 +64,7 @@ Error validate_batchnorm(const OpCheck& check);
 Error validate_norm(const OpCheck& check);
 Error validate_sdpa(const OpCheck& check);
 Error validate_resample(const OpCheck& check);
+Error validate_softmax(const OpCheck& check);
 
 // Per-channel shape [1, C, 1, ...] of rank `rank`.
 std::vector<std::int64_t> channel_shape(std::size_t rank, std::int64_t channels);

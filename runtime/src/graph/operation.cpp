@@ -31,7 +31,7 @@ std::string_view name_of(const std::array<std::pair<Enum, std::string_view>, N>&
   return "unknown";
 }
 
-constexpr std::array<std::pair<OperationKind, std::string_view>, 15> kKinds{{
+constexpr std::array<std::pair<OperationKind, std::string_view>, 16> kKinds{{
     {OperationKind::MATMUL, "matmul"},
     {OperationKind::CONV_FPROP, "conv_fprop"},
     {OperationKind::CONV_DGRAD, "conv_dgrad"},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<OperationKind, std::string_view>, 15> kKinds{{
     {OperationKind::SDPA_FWD, "sdpa_fwd"},
     {OperationKind::SDPA_BWD, "sdpa_bwd"},
     {OperationKind::RESAMPLE_FWD, "resample_fwd"},
+    {OperationKind::SOFTMAX, "softmax"},
 }};
 
 constexpr std::array<std::pair<PointwiseMode, std::string_view>, 16> kPointwise{{
@@ -149,6 +150,13 @@ Tensor Operation::input(const std::string& port) const {
 Tensor Operation::output(const std::string& port) const {
   auto it = outputs.find(port);
   return it == outputs.end() ? nullptr : it->second;
+}
+
+std::int64_t softmax_axis(const Operation& softmax) {
+  const Tensor x = softmax.input("X");
+  const auto rank = x ? static_cast<std::int64_t>(x->get_dim().size()) : 0;
+  const std::int64_t axis = softmax.int_attribute("axis").value_or(rank - 1);
+  return axis < 0 ? axis + rank : axis;
 }
 
 std::string Operation::describe(std::size_t index) const {

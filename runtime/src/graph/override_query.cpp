@@ -24,7 +24,8 @@ int core_operation_priority(OperationKind kind) noexcept {
     case OperationKind::BATCHNORM_BACKWARD: return 40;
     case OperationKind::LAYERNORM:
     case OperationKind::RMSNORM:
-    case OperationKind::RMSNORM_BACKWARD: return 30;
+    case OperationKind::RMSNORM_BACKWARD:
+    case OperationKind::SOFTMAX: return 30;
     case OperationKind::REDUCTION:
     case OperationKind::RESAMPLE_FWD: return 20;
     case OperationKind::POINTWISE: return 10;
@@ -61,7 +62,8 @@ const std::vector<std::string>& override_port_order(OperationKind kind) {
     case OperationKind::CONV_WGRAD: return kConvWgrad;
     case OperationKind::POINTWISE: return kPointwise;
     case OperationKind::REDUCTION:
-    case OperationKind::RESAMPLE_FWD: return kXY;
+    case OperationKind::RESAMPLE_FWD:
+    case OperationKind::SOFTMAX: return kXY;
     case OperationKind::BATCHNORM_TRAINING:
     case OperationKind::LAYERNORM: return kBnTraining;
     case OperationKind::BATCHNORM_INFERENCE: return kBnInference;
@@ -95,6 +97,9 @@ OverrideQuery make_override_query(const Operation& operation) {
       break;
     case OperationKind::RMSNORM:
       query.criteria["norm_fwd_phase"] = flag(operation.output("INV_RMS") != nullptr);
+      break;
+    case OperationKind::SOFTMAX:
+      query.criteria["softmax_axis"] = softmax_axis(operation);
       break;
     case OperationKind::SDPA_FWD:
     case OperationKind::SDPA_BWD:

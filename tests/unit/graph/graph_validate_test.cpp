@@ -176,6 +176,28 @@ TEST(GraphValidate, ReductionNormsSdpaResampleAndBatchnorm) {
             "batchnorm_training 'bn': unknown attribute 'bogus'");
 }
 
+TEST(GraphValidate, SoftmaxTakesAnAxisInsideXsRankAndGivesYXsDims) {
+  auto softmax = [](std::vector<std::int64_t> y, std::map<std::string, Value> attributes) {
+    return op(OperationKind::SOFTMAX, "sm", {{"X", t("X", 1, {12, 128, 128})}}, {{"Y", t("Y", 2, std::move(y))}},
+              std::move(attributes));
+  };
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {})), "OK");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"axis", 0}})), "OK");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"axis", -3}})), "OK");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"axis", 3}})),
+            "softmax 'sm': attribute 'axis' is 3; X has rank 3, so it must lie in [-3, 2]");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"axis", -4}})),
+            "softmax 'sm': attribute 'axis' is -4; X has rank 3, so it must lie in [-3, 2]");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"axis", 1.5}})), "softmax 'sm': attribute 'axis' must be an integer, got 1.5");
+  EXPECT_EQ(validate_one(softmax({12, 128, 64}, {})), "softmax 'sm': Y tensor 'Y' (uid 2): expected dims [12, 128, 128], got [12, 128, 64]");
+  EXPECT_EQ(validate_one(softmax({12, 128, 128}, {{"epsilon", 1e-5}})), "softmax 'sm': unknown attribute 'epsilon'");
+
+  Operation last = softmax({12, 128, 128}, {});
+  EXPECT_EQ(softmax_axis(last), 2);
+  last.attributes["axis"] = -2;
+  EXPECT_EQ(softmax_axis(last), 1);
+}
+
 TEST(GraphValidate, WiringErrors) {
   {
     Graph graph;
@@ -306,13 +328,14 @@ TEST(GraphValidate, BuildNeedsAHandle) {
 
 TEST(OperationNames, RoundTrip) {
   for (OperationKind kind : all_operation_kinds()) EXPECT_EQ(parse_operation_kind(to_string(kind)), kind);
-  EXPECT_EQ(all_operation_kinds().size(), 15u);
+  EXPECT_EQ(all_operation_kinds().size(), 16u);
   EXPECT_EQ(parse_pointwise_mode("ADD"), PointwiseMode::ADD);
   EXPECT_EQ(arity(PointwiseMode::ADD), 2);
   EXPECT_EQ(arity(PointwiseMode::RELU), 1);
   EXPECT_EQ(parse_reduction_mode("mean"), ReductionMode::MEAN);
   EXPECT_EQ(parse_resample_mode("avgpool_include_padding"), ResampleMode::AVGPOOL_INCLUDE_PADDING);
-  EXPECT_FALSE(parse_operation_kind("softmax").has_value());
+  EXPECT_EQ(parse_operation_kind("softmax"), OperationKind::SOFTMAX);
+  EXPECT_FALSE(parse_operation_kind("log_softmax").has_value());
 }
 
 TEST(TensorAttributes, PackedStridesAndSpan) {

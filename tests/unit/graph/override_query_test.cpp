@@ -27,6 +27,7 @@ TEST(OverrideQuery, PrioritiesFollowTheTableOfTheSpecification) {
   EXPECT_EQ(core_operation_priority(OperationKind::MATMUL), 50);
   EXPECT_EQ(core_operation_priority(OperationKind::BATCHNORM_INFERENCE), 40);
   EXPECT_EQ(core_operation_priority(OperationKind::RMSNORM_BACKWARD), 30);
+  EXPECT_EQ(core_operation_priority(OperationKind::SOFTMAX), 30);
   EXPECT_EQ(core_operation_priority(OperationKind::REDUCTION), 20);
   EXPECT_EQ(core_operation_priority(OperationKind::RESAMPLE_FWD), 20);
   EXPECT_EQ(core_operation_priority(OperationKind::POINTWISE), 10);
@@ -81,6 +82,19 @@ TEST(OverrideQuery, CriteriaEncodeModesAndPhases) {
   Operation sdpa = op(OperationKind::SDPA_FWD, {}, {});
   sdpa.attributes["causal"] = true;
   EXPECT_EQ(make_override_query(sdpa).criteria.at("causal_mask"), 1);
+
+  // Softmaxes along different dims of the same tensors are different entries.
+  Operation softmax = op(OperationKind::SOFTMAX, {{"X", make({12, 128, 128})}}, {{"Y", make({12, 128, 128})}});
+  const OverrideQuery sq = make_override_query(softmax);
+  EXPECT_EQ(sq.op, "softmax");
+  EXPECT_EQ(sq.criteria.at("softmax_axis"), 2);
+  ASSERT_EQ(sq.tensors.size(), 2u);
+  EXPECT_EQ(sq.tensors[0].tensor_id, "X");
+  EXPECT_EQ(sq.tensors[1].tensor_id, "Y");
+  softmax.attributes["axis"] = -1;
+  EXPECT_EQ(make_override_query(softmax).criteria.at("softmax_axis"), 2);
+  softmax.attributes["axis"] = 1;
+  EXPECT_EQ(make_override_query(softmax).criteria.at("softmax_axis"), 1);
 }
 
 TEST(OverrideQuery, AGraphWithoutOperationsHasNoQuery) {

@@ -32,9 +32,10 @@ enum class OperationKind {
   SDPA_FWD,
   SDPA_BWD,
   RESAMPLE_FWD,
+  SOFTMAX,
 };
 
-// Stable names ("matmul", "conv_fprop", ..., "resample_fwd"), as written in
+// Stable names ("matmul", "conv_fprop", ..., "resample_fwd", "softmax"), as written in
 // graph files and override files.
 std::string_view to_string(OperationKind kind) noexcept;
 std::optional<OperationKind> parse_operation_kind(std::string_view name) noexcept;
@@ -73,6 +74,7 @@ std::optional<ResampleMode> parse_resample_mode(std::string_view name) noexcept;
 //   sdpa_fwd:            Q, K, V -> O[, STATS]              double scale, bool causal
 //   sdpa_bwd:            Q, K, V, O, DO, STATS -> DQ, DK, DV (same attributes)
 //   resample_fwd:        X -> Y   string mode; lists window, stride, padding
+//   softmax:             X -> Y   int axis (default the last dim; negative counts from the end)
 struct Operation {
   OperationKind kind = OperationKind::POINTWISE;
   std::string name;
@@ -94,6 +96,10 @@ struct Operation {
   // "matmul 'mm0'" (or "matmul #2" for an unnamed operation at that index).
   std::string describe(std::size_t index) const;
 };
+
+// The dim a softmax normalizes along: its axis attribute made non-negative,
+// the last dim without one (0 for an operation without an X).
+std::int64_t softmax_axis(const Operation& softmax);
 
 // Checks one operation against the rules of its kind: required and allowed
 // ports and attributes, ranks, dims, strides and element types. Tensors must

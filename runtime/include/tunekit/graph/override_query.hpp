@@ -1,13 +1,13 @@
 // What an operation graph looks like to an override file. The entry is keyed
 // by the graph's core operation: the one of highest priority (convolution
-// 70, sdpa 60, matmul 50, batchnorm 40, layer/rms norm 30, reduction and
-// resample 20, pointwise 10; the first of equals), named by its kind
+// 70, sdpa 60, matmul 50, batchnorm 40, layer/rms norm and softmax 30,
+// reduction and resample 20, pointwise 10; the first of equals), named by its kind
 // ("conv_fprop", "matmul", ...). Its tensors are named by port ("X", "W",
 // "Y") in a fixed order per kind, which is also the position version-1 files
 // use. Criteria are integer-encoded modes that tell apart graphs sharing an
 // operation and tensors: pointwise_mode, reduction_mode, resample_mode (the
-// enum's declaration order), norm_fwd_phase (0 inference, 1 training) and
-// causal_mask (0 or 1).
+// enum's declaration order), norm_fwd_phase (0 inference, 1 training),
+// causal_mask (0 or 1) and softmax_axis (the dim, counted from the first).
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
+#include <vector>
 
 #include "tunekit/core/error.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
@@ -78,6 +79,18 @@ inline Error check_onednn_sizes(std::initializer_list<std::int64_t> values, cons
   return Error::ok();
 }
 
+// A float descriptor of `dims` with the packed row-major strides (oneDNN
+// wants at least one dim; a rank-1 tensor stays rank 1).
+inline dnnl::memory::desc dense_desc(const std::vector<std::int64_t>& dims) {
+  dnnl::memory::dims strides(dims.size());
+  std::int64_t stride = 1;
+  for (std::size_t i = dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dnnl::memory::data_type::f32, strides);
+}
+
 // An engine of one oneDNN primitive whose scratchpad is all its workspace:
 // make_pd(pattern, threads) creates the primitive descriptor (a shared_ptr,
 // with the team set) and Kernel(pattern, pd, threads) the primitive; `what`
@@ -111,5 +124,8 @@ std::shared_ptr<const graph::Engine> make_onednn_conv_engine();
 std::shared_ptr<const graph::Engine> make_onednn_layernorm_engine();
 // CPU_REDUCTION_ONEDNN (onednn_reduction.cpp).
 std::shared_ptr<const graph::Engine> make_onednn_reduction_engine();
+// CPU_RMSNORM_ONEDNN (onednn_rmsnorm.cpp) and CPU_SOFTMAX_ONEDNN (onednn_softmax.cpp).
+std::shared_ptr<const graph::Engine> make_onednn_rmsnorm_engine();
+std::shared_ptr<const graph::Engine> make_onednn_softmax_engine();
 
 }  // namespace tunekit::engines::detail

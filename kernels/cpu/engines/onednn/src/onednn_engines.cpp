@@ -224,10 +224,12 @@ OnednnEngineProvider::OnednnEngineProvider() {
   engines_.push_back(detail::make_onednn_conv_engine());
   engines_.push_back(detail::make_onednn_layernorm_engine());
   engines_.push_back(detail::make_onednn_reduction_engine());
+  engines_.push_back(detail::make_onednn_rmsnorm_engine());
+  engines_.push_back(detail::make_onednn_softmax_engine());
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {
-  return fmt::format("onednn-{}-{}-engines-1", onednn_version(), onednn_isa());
+  return fmt::format("onednn-{}-{}-engines-2", onednn_version(), onednn_isa());
 }
 
 Error register_onednn_engines(graph::EngineRegistry& registry) {

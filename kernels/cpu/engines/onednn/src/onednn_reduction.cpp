@@ -33,25 +33,13 @@ dnnl::algorithm algorithm_of(ReductionMode mode) {
   return dnnl::algorithm::reduction_sum;
 }
 
-// Dense row-major descriptors of the graph's dims (oneDNN wants at least one
-// dim; a rank-1 tensor stays rank 1).
-dnnl::memory::desc dense(const std::vector<std::int64_t>& dims) {
-  dnnl::memory::dims strides(dims.size());
-  std::int64_t stride = 1;
-  for (std::size_t i = dims.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= dims[i];
-  }
-  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dnnl::memory::data_type::f32, strides);
-}
-
 using ReductionPrimitiveDesc = std::shared_ptr<dnnl::reduction::primitive_desc>;
 
 Result<ReductionPrimitiveDesc> reduction_primitive_desc(const ReductionPattern& p, int threads) {
   try {
     OnednnTeam team(threads);
     const float power = p.mode == ReductionMode::NORM2 ? 2.0f : 0.0f;
-    const dnnl::reduction::desc desc(algorithm_of(p.mode), dense(p.x_dims), dense(p.y_dims), power, 0.0f);
+    const dnnl::reduction::desc desc(algorithm_of(p.mode), dense_desc(p.x_dims), dense_desc(p.y_dims), power, 0.0f);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     return std::make_shared<dnnl::reduction::primitive_desc>(desc, attr, onednn_cpu_engine());
@@ -75,8 +63,8 @@ class OnednnReduction final : public ExecutionKernel {
       const dnnl::engine& engine = onednn_cpu_engine();
       dnnl::stream stream(engine);
       OnednnTeam team(threads_);
-      primitive_.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(dense(p_.x_dims), engine, *x)},
-                                  {DNNL_ARG_DST, dnnl::memory(dense(p_.y_dims), engine, *y)},
+      primitive_.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(dense_desc(p_.x_dims), engine, *x)},
+                                  {DNNL_ARG_DST, dnnl::memory(dense_desc(p_.y_dims), engine, *y)},
                                   {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}});
       stream.wait();
     } catch (const dnnl::error& e) {

@@ -3,15 +3,16 @@
 // deviations from it) or one pass of the sums of x and x squared, then one
 // pass that normalizes, scales and shifts. Both sum x minus the row's first
 // element, which keeps a large common offset from costing precision (in the
-// one-pass variance it would cancel).
+// one-pass variance it would cancel). The row loops are row_kernels.hpp's,
+// on the active instruction-set path.
 #include <omp.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
+#include "row_kernels.hpp"
 #include "tunekit_gemm.hpp"
 
 namespace tunekit::engines::detail {
@@ -24,62 +25,6 @@ using graph::KnobValues;
 
 enum class Statistics { TWO_PASS, SHIFTED_ONE_PASS };
 
-// Eight partial sums, so that the compiler keeps them in one vector register
-// without reassociating the loop itself.
-constexpr int kLanes = 8;
-
-// The sum of x - shift: with the row's first element as the shift, the
-// terms are the deviations, not the values, and a large common offset adds
-// no rounding to the mean.
-float shifted_sum(const float* x, std::int64_t n, float shift) {
-  float lanes[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] - shift;
-  }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
-  for (; i < n; ++i) total += x[i] - shift;
-  return total;
-}
-
-float squared_deviation(const float* x, std::int64_t n, float center) {
-  float lanes[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const float d = x[i + l] - center;
-      lanes[l] += d * d;
-    }
-  }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
-  for (; i < n; ++i) total += (x[i] - center) * (x[i] - center);
-  return total;
-}
-
-struct MeanVariance {
-  float mean, variance;
-};
-
-MeanVariance shifted_one_pass(const float* x, std::int64_t n) {
-  const float shift = x[0];
-  float s[kLanes] = {}, q[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const float d = x[i + l] - shift;
-      s[l] += d;
-      q[l] += d * d;
-    }
-  }
-  float total = 0, squares = 0;
-  for (int l = 0; l < kLanes; ++l) total += s[l], squares += q[l];
-  for (; i < n; ++i) total += x[i] - shift, squares += (x[i] - shift) * (x[i] - shift);
-  const float mean_shifted = total / static_cast<float>(n);
-  return {shift + mean_shifted, std::max(0.0f, squares / static_cast<float>(n) - mean_shifted * mean_shifted)};
-}
-
 class LayerNormKernel final : public ExecutionKernel {
  public:
   LayerNormKernel(LayerNormPattern pattern, Statistics statistics, int threads)
@@ -90,25 +35,15 @@ class LayerNormKernel final : public ExecutionKernel {
     if (!b.ok()) return b.error();
     const std::int64_t n = p_.width;
     const auto epsilon = static_cast<float>(p_.epsilon);
-    // Distinct buffers (a graph's inputs and outputs): restrict lets the
-    // normalization loop vectorize without alias checks.
-    const float* __restrict scale = b->scale;
-    const float* __restrict shift = b->bias;
+    const RowKernels& rows = row_kernels();
+    const auto moments = statistics_ == Statistics::TWO_PASS ? rows.two_pass_moments : rows.shifted_moments;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t row = 0; row < p_.rows; ++row) {
-      const float* __restrict x = b->x + row * n;
-      float* __restrict y = b->y + row * n;
-      MeanVariance mv{};
-      if (statistics_ == Statistics::TWO_PASS) {
-        mv.mean = x[0] + shifted_sum(x, n, x[0]) / static_cast<float>(n);
-        mv.variance = squared_deviation(x, n, mv.mean) / static_cast<float>(n);
-      } else {
-        mv = shifted_one_pass(x, n);
-      }
-      const float inv = 1.0f / std::sqrt(mv.variance + epsilon);
-      const float mean = mv.mean;
-      for (std::int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * scale[i] + shift[i];
-      if (b->mean) b->mean[row] = mv.mean;
+      const float* x = b->x + row * n;
+      const RowMoments m = moments(x, n);
+      const float inv = 1.0f / std::sqrt(m.variance + epsilon);
+      rows.normalize(x, b->scale, b->bias, m.mean, inv, b->y + row * n, n);
+      if (b->mean) b->mean[row] = m.mean;
       if (b->inv_variance) b->inv_variance[row] = inv;
     }
     return Error::ok();

@@ -16,18 +16,7 @@ Result<LayerNormPattern> match_layernorm(const graph::OperationGraph& graph) {
   if (ops.size() != 1 || ops[0].kind != graph::OperationKind::LAYERNORM) return not_supported("only a single layernorm");
   const graph::Operation& op = ops[0];
   LayerNormPattern p;
-  for (const char* port : {"X", "SCALE", "BIAS"}) {
-    const graph::Tensor t = op.input(port);
-    if (!is_dense_float(t) || t->get_is_virtual()) {
-      return not_supported(fmt::format("{} must be a densely packed float input", port));
-    }
-  }
-  for (const char* port : {"Y", "MEAN", "INV_VARIANCE"}) {
-    const graph::Tensor t = op.output(port);
-    if (t && (!is_dense_float(t) || t->get_is_virtual())) {
-      return not_supported(fmt::format("{} must be a densely packed float output of the graph", port));
-    }
-  }
+  TUNEKIT_RETURN_IF_ERROR(check_dense_float_ports(op, {"X", "SCALE", "BIAS"}, {"Y", "MEAN", "INV_VARIANCE"}));
   const auto& dims = op.input("X")->get_dim();
   p.rows = dims[0];
   p.width = 1;
@@ -43,30 +32,16 @@ Result<LayerNormPattern> match_layernorm(const graph::OperationGraph& graph) {
 }
 
 Result<LayerNormBuffers> find_buffers(const LayerNormPattern& p, const graph::VariantPack& pack) {
-  LayerNormBuffers b;
-  Result<void*> x = find_buffer(pack, p.x_uid, "X");
-  if (!x.ok()) return x.error();
-  Result<void*> scale = find_buffer(pack, p.scale_uid, "SCALE");
-  if (!scale.ok()) return scale.error();
-  Result<void*> bias = find_buffer(pack, p.bias_uid, "BIAS");
-  if (!bias.ok()) return bias.error();
-  Result<void*> y = find_buffer(pack, p.y_uid, "Y");
-  if (!y.ok()) return y.error();
-  b.x = static_cast<const float*>(*x);
-  b.scale = static_cast<const float*>(*scale);
-  b.bias = static_cast<const float*>(*bias);
-  b.y = static_cast<float*>(*y);
-  if (p.mean_uid >= 0) {
-    Result<void*> mean = find_buffer(pack, p.mean_uid, "MEAN");
-    if (!mean.ok()) return mean.error();
-    b.mean = static_cast<float*>(*mean);
+  Result<float*> x = float_buffer(pack, p.x_uid, "X");
+  Result<float*> scale = float_buffer(pack, p.scale_uid, "SCALE");
+  Result<float*> bias = float_buffer(pack, p.bias_uid, "BIAS");
+  Result<float*> y = float_buffer(pack, p.y_uid, "Y");
+  Result<float*> mean = float_buffer(pack, p.mean_uid, "MEAN");
+  Result<float*> inv = float_buffer(pack, p.inv_variance_uid, "INV_VARIANCE");
+  for (const Result<float*>* found : {&x, &scale, &bias, &y, &mean, &inv}) {
+    if (!found->ok()) return found->error();
   }
-  if (p.inv_variance_uid >= 0) {
-    Result<void*> inv = find_buffer(pack, p.inv_variance_uid, "INV_VARIANCE");
-    if (!inv.ok()) return inv.error();
-    b.inv_variance = static_cast<float*>(*inv);
-  }
-  return b;
+  return LayerNormBuffers{*x, *scale, *bias, *y, *mean, *inv};
 }
 
 }  // namespace tunekit::engines

@@ -53,4 +53,28 @@ bool is_dense_float(const graph::Tensor& t) noexcept {
 
 Error not_supported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
 
+Error check_dense_float_ports(const graph::Operation& op, std::initializer_list<const char*> inputs,
+                              std::initializer_list<const char*> outputs) {
+  for (const char* port : inputs) {
+    const graph::Tensor t = op.input(port);
+    if (!is_dense_float(t) || t->get_is_virtual()) {
+      return not_supported(fmt::format("{} must be a densely packed float input", port));
+    }
+  }
+  for (const char* port : outputs) {
+    const graph::Tensor t = op.output(port);
+    if (t && (!is_dense_float(t) || t->get_is_virtual())) {
+      return not_supported(fmt::format("{} must be a densely packed float output of the graph", port));
+    }
+  }
+  return Error::ok();
+}
+
+Result<float*> float_buffer(const graph::VariantPack& pack, std::int64_t uid, const char* what) {
+  if (uid < 0) return static_cast<float*>(nullptr);
+  Result<void*> buffer = find_buffer(pack, uid, what);
+  if (!buffer.ok()) return buffer.error();
+  return static_cast<float*>(*buffer);
+}
+
 }  // namespace tunekit::engines

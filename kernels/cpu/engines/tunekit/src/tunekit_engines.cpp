@@ -200,10 +200,12 @@ TunekitEngineProvider::TunekitEngineProvider() {
   for (auto& engine : detail::make_conv_engines()) engines_.push_back(std::move(engine));
   for (auto& engine : detail::make_layernorm_engines()) engines_.push_back(std::move(engine));
   for (auto& engine : detail::make_reduction_engines()) engines_.push_back(std::move(engine));
+  for (auto& engine : detail::make_rmsnorm_engines()) engines_.push_back(std::move(engine));
+  for (auto& engine : detail::make_softmax_engines()) engines_.push_back(std::move(engine));
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {
-  return fmt::format("tunekit-{}-engines-1", cpu::kLibraryVersion);
+  return fmt::format("tunekit-{}-engines-2", cpu::kLibraryVersion);
 }
 
 Error register_tunekit_engines(graph::EngineRegistry& registry) {

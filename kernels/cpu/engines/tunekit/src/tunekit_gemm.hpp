@@ -23,5 +23,9 @@ std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();
 std::vector<std::shared_ptr<const graph::Engine>> make_layernorm_engines();
 // CPU_REDUCTION_TUNEKIT and CPU_REDUCTION_TUNEKIT_SPLIT.
 std::vector<std::shared_ptr<const graph::Engine>> make_reduction_engines();
+// CPU_RMSNORM_TUNEKIT.
+std::vector<std::shared_ptr<const graph::Engine>> make_rmsnorm_engines();
+// CPU_SOFTMAX_TUNEKIT.
+std::vector<std::shared_ptr<const graph::Engine>> make_softmax_engines();
 
 }  // namespace tunekit::engines::detail

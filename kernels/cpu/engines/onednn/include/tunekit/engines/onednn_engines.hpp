@@ -17,6 +17,14 @@
 //     graphs that request no statistics. Knob: threads.
 //   CPU_REDUCTION_ONEDNN (440): a reduction primitive (reduction_pattern.hpp;
 //     NORM2 as norm_lp_sum with p = 2). Knob: threads.
+//   CPU_RMSNORM_ONEDNN (435): an rmsnorm (rmsnorm_pattern.hpp) as three
+//     primitives, oneDNN 2.6 having no RMS normalization: an eltwise square
+//     of X into the workspace, a reduction to each row's mean (the inverse
+//     root mean square by eltwise post-ops) and a binary multiplication by it
+//     with SCALE as a post-op. INV_RMS is written when the graph asks, else
+//     kept in the workspace. Knob: threads.
+//   CPU_SOFTMAX_ONEDNN (450): a softmax_v2_forward primitive, accurate
+//     algorithm, along the graph's axis (softmax_pattern.hpp). Knob: threads.
 // The primitive is created when the plan compiles and its scratchpad is the
 // plan's workspace, so an execution is a steady-state one and compile time
 // stays out of the measured time. The catalogue version names oneDNN's
@@ -39,6 +47,8 @@ inline constexpr std::int64_t kMatmulOnednnEngine = 400;
 inline constexpr std::int64_t kConvOnednnEngine = 410;
 inline constexpr std::int64_t kLayerNormOnednnEngine = 430;
 inline constexpr std::int64_t kReductionOnednnEngine = 440;
+inline constexpr std::int64_t kRmsNormOnednnEngine = 435;
+inline constexpr std::int64_t kSoftmaxOnednnEngine = 450;
 
 std::string onednn_version();  // "2.6.3"
 std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...
@@ -54,7 +64,7 @@ class OnednnEngineProvider final : public graph::EngineProvider {
  public:
   OnednnEngineProvider();
   std::string name() const override { return "onednn"; }
-  // "onednn-2.6.3-avx512_core-engines-1".
+  // "onednn-2.6.3-avx512_core-engines-2".
   std::string catalogue_version() const override;
   std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }
 

@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "tunekit/core/result.hpp"
 #include "tunekit/graph/engine.hpp"
+#include "tunekit/graph/operation.hpp"
 #include "tunekit/graph/tensor.hpp"
 
 namespace tunekit::engines {
@@ -36,6 +38,16 @@ bool is_dense_float(const graph::Tensor& t) noexcept;
 
 // NOT_SUPPORTED with `why`: a pattern's reason for not applying.
 Error not_supported(std::string why);
+
+// NOT_SUPPORTED naming the first port that is not a densely packed float
+// tensor of the graph's own (not virtual): every port of `inputs` must be
+// present, a port of `outputs` may be absent.
+Error check_dense_float_ports(const graph::Operation& op, std::initializer_list<const char*> inputs,
+                              std::initializer_list<const char*> outputs);
+
+// The float buffer of `uid` in a variant pack, nullptr for a uid of -1 (a
+// port the graph does not request); INVALID_VALUE as find_buffer.
+Result<float*> float_buffer(const graph::VariantPack& pack, std::int64_t uid, const char* what);
 
 template <typename Pattern>
 class PatternEngine final : public graph::Engine {

@@ -26,6 +26,15 @@
 //   CPU_REDUCTION_TUNEKIT_SPLIT (131): the reduced dim split between the
 //     threads into partials (threads x outputs floats of workspace), combined
 //     in one pass. Knob: threads.
+//   CPU_RMSNORM_TUNEKIT (140): an rmsnorm (rmsnorm_pattern.hpp), rows split
+//     between the threads, the mean of the squares then the scaling, INV_RMS
+//     written when the graph asks. Knob: threads. No workspace.
+//   CPU_SOFTMAX_TUNEKIT (150): a softmax along the last dim
+//     (softmax_pattern.hpp), rows split between the threads; per row the
+//     maximum, then the exponentials and their sum, then the division.
+//     Knob: threads. No workspace.
+// The normalization and softmax engines run their rows on the instruction
+// set tunekit_cpu's kernels take (tunekit/cpu/isa.hpp, TUNEKIT_CPU_ISA).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +56,8 @@ inline constexpr std::int64_t kLayerNormTunekitEngine = 120;
 inline constexpr std::int64_t kLayerNormTunekitOnePassEngine = 121;
 inline constexpr std::int64_t kReductionTunekitEngine = 130;
 inline constexpr std::int64_t kReductionTunekitSplitEngine = 131;
+inline constexpr std::int64_t kRmsNormTunekitEngine = 140;
+inline constexpr std::int64_t kSoftmaxTunekitEngine = 150;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
@@ -55,7 +66,7 @@ class TunekitEngineProvider final : public graph::EngineProvider {
  public:
   TunekitEngineProvider();
   std::string name() const override { return "tunekit"; }
-  // "tunekit-<version>-engines-1": the tunekit_cpu library version and the
+  // "tunekit-<version>-engines-2": the tunekit_cpu library version and the
   // revision of these engines.
   std::string catalogue_version() const override;
   std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }

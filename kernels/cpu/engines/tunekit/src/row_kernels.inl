@@ -1,0 +1,148 @@
+// The row loops of row_kernels.hpp written once in plain C++ that the
+// compiler vectorizes: each loop keeps kLanes partial results in a fixed
+// array (the includer sets kLanes to two vector registers of its
+// instruction set), so that it needs no reassociation license. Included by
+// each row_kernels_<isa>.cpp inside an anonymous namespace; it includes
+// nothing and calls no inline function of a header (see tunekit/cpu/isa.hpp:
+// an inline function compiled here could replace other files' copies).
+
+inline float max_of(float a, float b) { return a > b ? a : b; }
+
+// exp(x) for x <= 0 in the lanes of a loop: n = round(x / ln 2) by the
+// 1.5 * 2^23 rounding trick, r = x - n ln 2 in two parts (|r| <= ln 2 / 2),
+// exp(r) by its Taylor polynomial to degree 7 (truncation below 1e-8
+// relative), then 2^n built in the exponent field. Below -87.3 (2^-126, the
+// smallest normal float) the lane gives 0.
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693145751953125f;  // n * kLn2Hi is exact for |n| < 2^8
+  constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  constexpr float kLowest = -87.3f;
+  const float clamped = x < kLowest ? kLowest : x;
+  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23;
+  float two_n;
+  __builtin_memcpy(&two_n, &bits, sizeof two_n);
+  return x < kLowest ? 0.0f : p * two_n;
+}
+
+float shifted_sum(const float* x, std::int64_t n, float shift) {
+  float lanes[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] - shift;
+  }
+  float total = 0;
+  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  for (; i < n; ++i) total += x[i] - shift;
+  return total;
+}
+
+float squared_deviation(const float* x, std::int64_t n, float center) {
+  float lanes[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const float d = x[i + l] - center;
+      lanes[l] += d * d;
+    }
+  }
+  float total = 0;
+  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  for (; i < n; ++i) total += (x[i] - center) * (x[i] - center);
+  return total;
+}
+
+RowMoments two_pass_moments(const float* x, std::int64_t n) {
+  const float mean = x[0] + shifted_sum(x, n, x[0]) / static_cast<float>(n);
+  return {mean, squared_deviation(x, n, mean) / static_cast<float>(n)};
+}
+
+RowMoments shifted_moments(const float* x, std::int64_t n) {
+  const float shift = x[0];
+  float s[kLanes] = {}, q[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const float d = x[i + l] - shift;
+      s[l] += d;
+      q[l] += d * d;
+    }
+  }
+  float total = 0, squares = 0;
+  for (int l = 0; l < kLanes; ++l) total += s[l], squares += q[l];
+  for (; i < n; ++i) total += x[i] - shift, squares += (x[i] - shift) * (x[i] - shift);
+  const float mean_shifted = total / static_cast<float>(n);
+  const float variance = squares / static_cast<float>(n) - mean_shifted * mean_shifted;
+  return {shift + mean_shifted, variance > 0.0f ? variance : 0.0f};
+}
+
+// The engines hand distinct buffers (a graph's inputs and outputs): restrict
+// lets these loops vectorize without alias checks.
+void normalize(const float* __restrict x, const float* __restrict scale_by, const float* __restrict shift,
+               float mean, float inv, float* __restrict y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * scale_by[i] + shift[i];
+}
+
+float mean_square(const float* x, std::int64_t n) {
+  float lanes[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] * x[i + l];
+  }
+  float total = 0;
+  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  for (; i < n; ++i) total += x[i] * x[i];
+  return total / static_cast<float>(n);
+}
+
+void scale(const float* __restrict x, const float* __restrict scale_by, float inv, float* __restrict y,
+           std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] * inv * scale_by[i];
+}
+
+float row_max(const float* x, std::int64_t n) {
+  float lanes[kLanes];
+  for (int l = 0; l < kLanes; ++l) lanes[l] = x[0];
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] = max_of(lanes[l], x[i + l]);
+  }
+  float best = x[0];
+  for (int l = 0; l < kLanes; ++l) best = max_of(best, lanes[l]);
+  for (; i < n; ++i) best = max_of(best, x[i]);
+  return best;
+}
+
+// No restrict: y may be x (an in-place softmax).
+void softmax(const float* x, float* y, std::int64_t n) {
+  const float largest = row_max(x, n);
+  float lanes[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    float e[kLanes];
+    for (int l = 0; l < kLanes; ++l) e[l] = exp_nonpositive(x[i + l] - largest);
+    for (int l = 0; l < kLanes; ++l) {
+      lanes[l] += e[l];
+      y[i + l] = e[l];
+    }
+  }
+  float total = 0;
+  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  for (; i < n; ++i) {
+    y[i] = exp_nonpositive(x[i] - largest);
+    total += y[i];
+  }
+  const float inv = 1.0f / total;
+  for (std::int64_t j = 0; j < n; ++j) y[j] *= inv;
+}
