@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <stdlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -186,8 +187,9 @@ TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   EXPECT_EQ(match["skipped"], json::array());
   EXPECT_EQ(match.size(), 8u);
 
+  // With nearest-shape selection off, a shape nobody tuned misses...
   auto miss = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8",
-                        "--tensor", "C=16x8", "--json"});
+                        "--tensor", "C=16x8", "--json", "--nearest-limit", "0"});
   ASSERT_EQ(miss.exit_code, 0) << miss.err;
   const json missed = json::parse(miss.out);
   EXPECT_EQ(missed["matched"], false);
@@ -195,6 +197,25 @@ TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   EXPECT_EQ(missed["misses"][0]["file"], output);
   EXPECT_EQ(missed["misses"][0]["entry_index"], 0);
   EXPECT_EQ(missed["misses"][0]["reason"], "tensor A dims 16x24 do not fit 16x25");
+
+  // ...and by default the tuned 16x24 stands in for it (K 24 against 25, in A and B), naming the tuned shape.
+  auto near = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8",
+                        "--tensor", "C=16x8", "--json"});
+  ASSERT_EQ(near.exit_code, 0) << near.err;
+  const json nearest = json::parse(near.out);
+  EXPECT_EQ(nearest["matched"], true);
+  EXPECT_EQ(nearest["exact"], false);
+  EXPECT_NEAR(nearest["nearest"]["distance"].get<double>(), 2 * std::log2(25.0 / 24.0), 1e-9);
+  ASSERT_EQ(nearest["nearest"]["tensors"].size(), 2u);
+  EXPECT_EQ(nearest["nearest"]["tensors"][0]["tensor_id"], "A");
+  EXPECT_EQ(nearest["nearest"]["tensors"][0]["dim"], json::array({16, 24}));
+  auto text = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8"});
+  EXPECT_NE(text.out.find("(the nearest tuned shape, A=16x24 B=24x8, at distance 0.118)"), std::string::npos) << text.out;
+  auto far = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16x25", "--tensor", "B=25x8",
+                       "--json", "--nearest-limit", "0.1"});
+  EXPECT_EQ(json::parse(far.out)["matched"], false);
+  EXPECT_EQ(json::parse(far.out)["misses"][0]["reason"],
+            "tensor A dims 16x24 do not fit 16x25; its tuned shape is at distance 0.118, beyond the limit of 0.1");
 
   auto bad = run_tool({"overrides", "lookup", output, "--op", "matmul", "--tensor", "A=16by8"});
   EXPECT_EQ(bad.exit_code, 2);

@@ -32,6 +32,7 @@ struct OverridesOptions {
   std::vector<std::string> criteria;  // NAME=INT
   std::vector<std::string> tensors;   // ID=DIMS[:STRIDES]
   bool any_device = false;
+  double nearest_limit = -1;  // negative: the selection policy's (environment or default)
 };
 
 std::string dims_text(const std::vector<std::int64_t>& dims) { return fmt::format("{}", fmt::join(dims, "x")); }
@@ -208,6 +209,7 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
     graph::OverrideLookupContext context;
     platform::CpuDevice device;
     if (!o.any_device) context.device_signature = device.signature();
+    context.nearest_limit = o.nearest_limit >= 0 ? o.nearest_limit : graph::nearest_shape_limit_from_environment();
     explained = index->explain(query, context);
   }
 
@@ -224,10 +226,20 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
       json out{{"matched", true},  {"engine_name", m.engine_name}, {"engine_id", engine_id},
                {"knobs", internal::knob_settings_to_json(m.entry->knobs)}, {"file", m.file}, {"entry_index", m.entry->index},
                {"exact", m.exact}, {"skipped", skipped_json}};
+      // The tuned shape that stood in for the query's.
+      if (m.nearest_distance) {
+        out["nearest"] = {{"distance", *m.nearest_distance}, {"tensors", entry_json(*m.entry).at("tensors")}};
+      }
       std::cout << internal::json_text(out, 2) << '\n';
     } else {
-      fmt::print("matched: entry {} of {} ({}): engine '{}' (id {}) with {}\n", m.entry->index, m.file,
-                 m.exact ? "exact" : "wildcard", m.engine_name, engine_id, graph::describe_knob_settings(m.entry->knobs));
+      std::string kind = m.exact ? "exact" : "wildcard";
+      if (m.nearest_distance) {
+        std::vector<std::string> shape;
+        for (const auto& t : m.entry->tensors) shape.push_back(fmt::format("{}={}", t.tensor_id, dims_text(t.dims)));
+        kind = fmt::format("the nearest tuned shape, {}, at distance {:.3g}", fmt::join(shape, " "), *m.nearest_distance);
+      }
+      fmt::print("matched: entry {} of {} ({}): engine '{}' (id {}) with {}\n", m.entry->index, m.file, kind,
+                 m.engine_name, engine_id, graph::describe_knob_settings(m.entry->knobs));
     }
     return 0;
   }
@@ -274,6 +286,10 @@ void add_overrides_command(CLI::App& app, int& exit_code, const EngineRegistrati
   lookup->add_option("--criteria", o->criteria, "NAME=INT, repeatable");
   lookup->add_option("--tensor", o->tensors, "ID=DIMS[:STRIDES] such as X=16x64x56x56, repeatable (strides default to packed)");
   lookup->add_flag("--any-device", o->any_device, "Ignore the entries' device validators");
+  lookup->add_option("--nearest-limit", o->nearest_limit,
+                     "Largest distance at which the nearest tuned shape stands in when no entry matches (default: "
+                     "TUNEKIT_HEUR_NEAREST_LIMIT, else 2; 0: off)")
+      ->check(CLI::NonNegativeNumber);
   lookup->add_flag("--json", o->json, "Print JSON");
   lookup->callback([o, &exit_code, &engines] { exit_code = run_lookup(*o, engines); });
 }

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <numeric>
 #include <unordered_map>
 
 #include "tunekit/core/excerpt.hpp"
@@ -178,6 +180,40 @@ std::optional<std::string> mismatch(const OverrideEntry& entry, const OverrideQu
   return std::nullopt;
 }
 
+// The dims of a tensor ordered by stride, largest first (ties by position):
+// what a change of extents leaves alone.
+std::vector<std::size_t> stride_order(const std::vector<std::int64_t>& strides) {
+  std::vector<std::size_t> order(strides.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return strides[a] > strides[b]; });
+  return order;
+}
+
+// How far the exact entry's tensors are from the query's (the header's
+// distance); nullopt when the entry cannot stand in for the query.
+std::optional<double> shape_distance(const OverrideEntry& entry, const OverrideQuery& query) {
+  if (entry.is_wildcard() || entry.op != query.op) return std::nullopt;
+  for (const auto& [name, value] : entry.criteria) {
+    auto it = query.criteria.find(name);
+    if (it == query.criteria.end() || it->second != value) return std::nullopt;
+  }
+  double distance = 0;
+  for (std::size_t i = 0; i < entry.tensors.size(); ++i) {
+    const OverrideTensor& t = entry.tensors[i];
+    const OverrideQueryTensor* actual =
+        entry.positional ? (i < query.tensors.size() ? &query.tensors[i] : nullptr) : find_tensor(query, t.tensor_id);
+    if (!actual || actual->dims.size() != t.dims.size()) return std::nullopt;
+    if (t.strides && (actual->strides.size() != t.strides->size() || stride_order(*t.strides) != stride_order(actual->strides))) {
+      return std::nullopt;
+    }
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d] <= 0 || actual->dims[d] <= 0) return std::nullopt;
+      distance += std::fabs(std::log2(static_cast<double>(actual->dims[d]) / static_cast<double>(t.dims[d])));
+    }
+  }
+  return distance;
+}
+
 }  // namespace
 
 struct OverrideIndex::Impl {
@@ -294,7 +330,25 @@ std::optional<OverrideMatch> OverrideIndex::lookup(const OverrideQuery& query,
     if (impl_->check(slot, context, match)) continue;
     return impl_->make(slot, false, std::move(match));
   }
-  return std::nullopt;
+  if (!(context.nearest_limit > 0)) return std::nullopt;
+  double best_distance = 0;
+  for (const Schema& schema : group->second.schemas) {
+    for (const auto& [key, slots] : schema.exact) {
+      for (const Slot& slot : slots) {
+        const std::optional<double> distance = shape_distance(*slot.entry, query);
+        if (!distance || *distance > context.nearest_limit) continue;
+        if (best && (*distance > best_distance || (*distance == best_distance && !precedes(slot, *best)))) continue;
+        OverrideMatch match;
+        if (impl_->check(slot, context, match)) continue;
+        best = slot;
+        best_distance = *distance;
+        best_match = std::move(match);
+      }
+    }
+  }
+  if (!best) return std::nullopt;
+  best_match.nearest_distance = best_distance;
+  return impl_->make(*best, false, std::move(best_match));
 }
 
 OverrideExplanation OverrideIndex::explain(const OverrideQuery& query, const OverrideLookupContext& context) const {
@@ -307,6 +361,22 @@ OverrideExplanation OverrideIndex::explain(const OverrideQuery& query, const Ove
       OverrideMatch ignored;
       if (auto reason = mismatch(entry, query)) {
         miss.reason = *reason;
+        // Why its shape did not stand in, when the nearest shape was sought.
+        const bool sought = context.nearest_limit > 0 && (!out.match || out.match->nearest_distance);
+        const std::optional<double> distance = sought ? shape_distance(entry, query) : std::nullopt;
+        if (distance && *distance > context.nearest_limit) {
+          miss.reason += fmt::format("; its tuned shape is at distance {:.3g}, beyond the limit of {:.3g}", *distance,
+                                     context.nearest_limit);
+        } else if (distance) {
+          OverrideMatch ignored;
+          if (auto invalid = impl_->check(Slot{f, &entry}, context, ignored)) {
+            miss.reason += fmt::format("; its tuned shape is at distance {:.3g}, but it is {}", *distance, *invalid);
+          } else {
+            miss.reason += fmt::format("; its tuned shape is at distance {:.3g}, and entry {} of {} is nearer or takes "
+                                       "precedence",
+                                       *distance, out.match->entry->index, out.match->file);
+          }
+        }
       } else if (auto invalid = impl_->check(Slot{f, &entry}, context, ignored)) {
         miss.reason = *invalid;
       } else if (out.match) {

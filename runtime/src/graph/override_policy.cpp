@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 
+#include "tunekit/core/excerpt.hpp"
 #include "tunekit/core/log.hpp"
 
 namespace tunekit::graph {
@@ -163,6 +165,19 @@ std::size_t OverridePolicy::parse_count() const {
 OverridePolicy& OverridePolicy::process() {
   static OverridePolicy policy;
   return policy;
+}
+
+double nearest_shape_limit_from_environment() {
+  const char* value = std::getenv(kNearestShapeLimitVariable);
+  if (!value || *value == '\0') return kDefaultNearestShapeLimit;
+  char* end = nullptr;
+  const double limit = std::strtod(value, &end);
+  if (*end != '\0' || !(limit >= 0) || !std::isfinite(limit)) {
+    log::warn("overrides: {}='{}' is not a number of at least 0; using {}", kNearestShapeLimitVariable,
+              core::excerpt(value), kDefaultNearestShapeLimit);
+    return kDefaultNearestShapeLimit;
+  }
+  return limit;
 }
 
 std::shared_ptr<const OverrideIndex> OverridePolicy::refresh_from_environment() {

@@ -1,5 +1,6 @@
 // The config selection policy inside create_execution_plans(): the matched
-// engine goes first with its stored knobs; an engine that no longer applies
+// engine (an exact or wildcard entry, else the nearest tuned shape within
+// the environment's limit) goes first with its stored knobs; an engine that no longer applies
 // or knobs that no longer validate leave the heuristic order as it is, with
 // the reason logged.
 #include <fmt/format.h>
@@ -21,12 +22,17 @@ std::optional<Graph::Impl::OverrideSelection> Graph::Impl::override_selection(
   OverrideLookupContext context;
   context.registry = registry.get();
   context.device_signature = device->signature();
+  context.nearest_limit = nearest_shape_limit_from_environment();
   const std::optional<OverrideMatch> match = index->lookup(*query, context);
   if (!match) {
     log::debug("overrides: graph '{}': no entry matches its {} operation", name, query->op);
     return std::nullopt;
   }
-  const std::string where = fmt::format("entry {} of {}", match->entry->index, match->file);
+  const std::string where =
+      match->nearest_distance
+          ? fmt::format("entry {} of {}, the nearest tuned shape (distance {:.3g})", match->entry->index, match->file,
+                        *match->nearest_distance)
+          : fmt::format("entry {} of {}", match->entry->index, match->file);
   const Engine* engine = registry->find(match->engine_id);
   if (!engine) return std::nullopt;  // lookup resolved it in this registry
   const EngineDescriptor& d = engine->descriptor();
@@ -54,8 +60,9 @@ std::optional<Graph::Impl::OverrideSelection> Graph::Impl::override_selection(
     settings.push_back({stored.knob_id, std::move(value).value()});
   }
   settings = canonical_knob_settings(std::move(settings));
-  log::info("overrides: graph '{}': {} ({}) puts engine '{}' (id {}) first with {}", name, where,
-            match->exact ? "exact" : "wildcard", d.name, d.id, describe_knob_settings(settings));
+  log::info("overrides: graph '{}': {}{} puts engine '{}' (id {}) first with {}", name, where,
+            match->exact ? " (exact)" : match->nearest_distance ? "" : " (wildcard)", d.name, d.id,
+            describe_knob_settings(settings));
   return OverrideSelection{engine, std::move(settings)};
 }
 

@@ -1,10 +1,12 @@
 // The selection lookup: exact before wildcard whatever the order, earlier
 // file then earlier entry among equals, positional version-1 entries,
 // optional strides, criteria, validators and engines checked against the
-// context, and the explanation of every miss.
+// context, the explanation of every miss, and the nearest tuned shape.
 #include "tunekit/graph/override_index.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "graph_test_support.hpp"
 
@@ -211,6 +213,100 @@ TEST(OverrideIndex, ExplainGivesTheReasonOfEveryMiss) {
   EXPECT_EQ(explained.misses[2].reason, "matches, but entry 0 of f.json wins: an exact entry beats a wildcard entry");
   EXPECT_EQ(explained.misses[3].reason, "tensor Z is not a tensor of the operation");
   EXPECT_EQ(index.entry_count(), 5u);
+}
+
+// Nearest tuned shape: the distance is the sum of |log2| of the dims' ratios.
+std::string bert_entry(const std::string& engine, std::int64_t tokens, const std::string& extra = "") {
+  return fmt::format(R"({{"op": "matmul", "engine_name": "{}", "tensors": [{{"tensor_id": "A", "dim": [{}, 768],
+                     "stride": [768, 1]}}, {{"tensor_id": "B", "dim": [768, 3072]}}]{}}})",
+                     engine, tokens, extra);
+}
+
+OverrideQuery bert_query(std::int64_t tokens, bool b_transposed = false) {
+  OverrideQuery q;
+  q.op = "matmul";
+  q.tensors.push_back({"A", {tokens, 768}, {768, 1}});
+  q.tensors.push_back({"B", {768, 3072}, b_transposed ? std::vector<std::int64_t>{1, 768} : std::vector<std::int64_t>{3072, 1}});
+  q.tensors.push_back({"C", {tokens, 3072}, {3072, 1}, true});
+  return q;
+}
+
+OverrideLookupContext nearest_within(double limit) {
+  OverrideLookupContext context;
+  context.nearest_limit = limit;
+  return context;
+}
+
+TEST(OverrideIndex, TheNearestTunedShapeStandsInWithinTheLimitAndOnlyThere) {
+  OverrideIndex index = index_of({file("f.json", bert_entry("small", 128) + "," + bert_entry("large", 512))});
+  // 200 tokens: log2(200 / 128) = 0.64 from the small entry, log2(512 / 200) = 1.36 from the large.
+  auto near_small = index.lookup(bert_query(200), nearest_within(2));
+  ASSERT_TRUE(near_small);
+  EXPECT_EQ(near_small->engine_name, "small");
+  EXPECT_FALSE(near_small->exact);
+  ASSERT_TRUE(near_small->nearest_distance);
+  EXPECT_NEAR(*near_small->nearest_distance, std::log2(200.0 / 128.0), 1e-12);
+  EXPECT_EQ(index.lookup(bert_query(400), nearest_within(2))->engine_name, "large");
+  // 256 tokens: one factor of two from both; the earlier entry wins the tie.
+  EXPECT_EQ(index.lookup(bert_query(256), nearest_within(2))->engine_name, "small");
+  // 4096 tokens: 3 from the large entry, beyond the limit; and no nearest
+  // shape at all with the limit 0 (the default context).
+  EXPECT_FALSE(index.lookup(bert_query(4096), nearest_within(2)));
+  EXPECT_TRUE(index.lookup(bert_query(4096), nearest_within(3)));
+  EXPECT_FALSE(index.lookup(bert_query(200), {}));
+  // An exact entry is still exact.
+  auto exact = index.lookup(bert_query(512), nearest_within(2));
+  EXPECT_TRUE(exact->exact);
+  EXPECT_FALSE(exact->nearest_distance);
+}
+
+TEST(OverrideIndex, TheNearestTunedShapeKeepsTheCriteriaTensorsAndStrideOrder) {
+  OverrideIndex index = index_of({file("f.json", bert_entry("packed", 128, R"(, "criteria": {"x": 1})"))});
+  OverrideQuery query = bert_query(200);
+  EXPECT_FALSE(index.lookup(query, nearest_within(2)));  // the query has no criterion x
+  query.criteria["x"] = 2;
+  EXPECT_FALSE(index.lookup(query, nearest_within(2)));
+  query.criteria["x"] = 1;
+  EXPECT_TRUE(index.lookup(query, nearest_within(2)));
+
+  // A's strides are stored: a transposed A is another layout. B's are not.
+  OverrideIndex plain = index_of({file("f.json", bert_entry("packed", 128))});
+  OverrideQuery transposed_a = bert_query(200);
+  transposed_a.tensors[0].strides = {1, 200};
+  EXPECT_FALSE(plain.lookup(transposed_a, nearest_within(2)));
+  EXPECT_TRUE(plain.lookup(bert_query(200, true), nearest_within(2)));
+  OverrideQuery other_rank = bert_query(200);
+  other_rank.tensors[0].dims = {1, 200, 768};
+  other_rank.tensors[0].strides = {153600, 768, 1};
+  EXPECT_FALSE(plain.lookup(other_rank, nearest_within(2)));
+  // Wildcard entries never stand in as a nearest shape.
+  OverrideIndex wild = index_of({file("f.json", entry("wild", "[64, -1]"))});
+  EXPECT_FALSE(wild.lookup(matmul_query({200, 8}), nearest_within(10)));
+}
+
+TEST_F(OverrideIndexContext, TheNearestTunedShapeSkipsEntriesWhoseValidatorsDoNotFit) {
+  add(testing::behaviour(7, "seven"));
+  build(false);
+  OverrideIndex index = index_of({file("f.json", bert_entry("seven", 160, R"(, "validators": {"engine_catalogue_version": "old"})") +
+                                                     "," + bert_entry("seven", 512))});
+  OverrideLookupContext context = nearest_within(2);
+  context.registry = registry.get();
+  auto match = index.lookup(bert_query(128), context);
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->entry->index, 1u);  // the nearer entry 0 is validated for another catalogue
+  EXPECT_NEAR(*match->nearest_distance, 2.0, 1e-12);
+  auto explained = index.explain(bert_query(128), context);
+  ASSERT_EQ(explained.misses.size(), 1u);
+  EXPECT_EQ(explained.misses[0].reason,
+            "tensor A dims 160x768 do not fit 128x768; its tuned shape is at distance 0.322, but it is validated for "
+            "engine catalogue 'old', the registered catalogue is '" + registry->origin(7)->catalogue_version + "'");
+  auto beyond = index.explain(bert_query(64), nearest_within(1));
+  EXPECT_FALSE(beyond.match);
+  ASSERT_EQ(beyond.misses.size(), 2u);
+  EXPECT_EQ(beyond.misses[0].reason,
+            "tensor A dims 160x768 do not fit 64x768; its tuned shape is at distance 1.32, beyond the limit of 1");
+  EXPECT_EQ(beyond.misses[1].reason,
+            "tensor A dims 512x768 do not fit 64x768; its tuned shape is at distance 3, beyond the limit of 1");
 }
 
 }  // namespace

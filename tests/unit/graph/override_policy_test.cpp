@@ -108,6 +108,7 @@ class OverrideSelection : public testing::GraphFixture {
   }
   void TearDown() override {
     unsetenv(kOverridePathVariable);
+    unsetenv(kNearestShapeLimitVariable);
     std::filesystem::remove_all(folder);
   }
   void use(const std::string& entries) {
@@ -144,6 +145,41 @@ TEST_F(OverrideSelection, TheMatchedEngineMovesFirstWithItsStoredKnobs) {
   ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::HEURISTICS_CHOICE).is_good());
   ASSERT_TRUE(graph.execute(handle.get(), pack, workspace.data()).is_good());
   EXPECT_EQ(sim->events.back(), "exec:tiled");
+}
+
+std::string matmul_entry_of_a(const std::string& engine, const std::string& a_dims) {
+  return fmt::format(R"({{"op": "matmul", "engine_name": "{}", "tensors": [{{"tensor_id": "A", "dim": {}}}]}})", engine,
+                     a_dims);
+}
+
+TEST_F(OverrideSelection, TheWinnerOfTheNearestTunedShapeMovesFirstWithinTheLimit) {
+  // The graph's A is 4x8: an entry for 8x8 is at distance 1, one for 64x8 at 4.
+  use(matmul_entry_of_a("third", "[64, 8]") + "," + matmul_entry_of_a("tiled", "[8, 8]"));
+  {
+    LogCapture logs;
+    ASSERT_TRUE(graph.create_execution_plans().is_good());
+    EXPECT_EQ(plan_names(), (std::vector<std::string>{"tiled", "naive", "third"}));
+    EXPECT_EQ(logs.count_containing("overrides: graph '': entry 1 of " + path.string() +
+                                    ", the nearest tuned shape (distance 1) puts engine 'tiled' (id 2) first"),
+              1);
+  }
+  setenv(kNearestShapeLimitVariable, "0", 1);
+  ASSERT_TRUE(graph.create_execution_plans().is_good());
+  EXPECT_EQ(plan_names(), (std::vector<std::string>{"naive", "tiled", "third"}));
+  setenv(kNearestShapeLimitVariable, "4", 1);
+  use(matmul_entry_of_a("third", "[64, 8]"));
+  ASSERT_TRUE(graph.create_execution_plans().is_good());
+  EXPECT_EQ(plan_names(), (std::vector<std::string>{"third", "naive", "tiled"}));
+  {
+    setenv(kNearestShapeLimitVariable, "near", 1);
+    LogCapture logs;
+    ASSERT_TRUE(graph.create_execution_plans().is_good());
+    EXPECT_EQ(plan_names(), (std::vector<std::string>{"naive", "tiled", "third"}));  // 4 is beyond the default 2
+    EXPECT_EQ(logs.count_containing("overrides: TUNEKIT_HEUR_NEAREST_LIMIT='near' is not a number of at least 0; using 2",
+                                    log::Level::WARN),
+              1);
+  }
+  unsetenv(kNearestShapeLimitVariable);
 }
 
 TEST_F(OverrideSelection, AnEngineThatNoLongerAppliesFallsBackWithTheReason) {

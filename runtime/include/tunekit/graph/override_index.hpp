@@ -5,6 +5,15 @@
 // tensors), so a lookup does not scan the files; wildcard entries of the
 // operation are scanned in precedence order. An entry whose validators or
 // engine do not fit the context is a miss for that entry only.
+//
+// Nearest tuned shape: when no entry matches and the context allows it, the
+// exact entry of the same operation, criteria, tensor ids, ranks and stride
+// order (each tensor's dims ordered by stride, largest first) nearest to the
+// query stands in, if its distance is at most the context's limit. The
+// distance is the sum over the entry's tensors' dims of |log2(query dim /
+// entry dim)|: 1 for one dim twice or half the tuned one, 2 for one dim four
+// times or two dims twice it. The smallest distance wins, among equals the
+// entry that takes precedence.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +35,9 @@ struct OverrideLookupContext {
   const EngineRegistry* registry = nullptr;
   // When set, an entry validated for another device signature misses.
   std::optional<std::string> device_signature;
+  // The largest distance at which the nearest tuned shape stands in; 0:
+  // exact and wildcard entries only.
+  double nearest_limit = 0;
 };
 
 struct OverrideMatch {
@@ -35,6 +47,9 @@ struct OverrideMatch {
   bool exact = false;
   std::int64_t engine_id = -1;  // resolved in the registry, else the entry's id, else -1
   std::string engine_name;      // resolved in the registry, else the entry's name
+  // Set when no entry matched and this entry is the nearest tuned shape: its
+  // distance from the query (the tuned shape is entry->tensors).
+  std::optional<double> nearest_distance;
 };
 
 struct OverrideMiss {

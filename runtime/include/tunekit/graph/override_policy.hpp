@@ -23,6 +23,18 @@ namespace tunekit::graph {
 
 inline constexpr const char* kOverridePathVariable = "TUNEKIT_HEUR_CONFIG_PATH";
 
+// Nearest tuned shape (override_index.hpp): the distance within which the
+// winner of a tuned shape of the same pattern stands in for a shape no entry
+// matches. 2: one dim up to four times (or a quarter of) the tuned one, or
+// two dims up to twice. TUNEKIT_HEUR_NEAREST_LIMIT sets another limit; 0
+// turns nearest-shape selection off.
+inline constexpr double kDefaultNearestShapeLimit = 2.0;
+inline constexpr const char* kNearestShapeLimitVariable = "TUNEKIT_HEUR_NEAREST_LIMIT";
+// The limit of the environment: TUNEKIT_HEUR_NEAREST_LIMIT when it is a
+// number of at least 0, else (logged at warn level when set but invalid) the
+// default.
+double nearest_shape_limit_from_environment();
+
 // Splits "a.json:b.json" into paths, dropping empty parts.
 std::vector<std::filesystem::path> split_override_path_list(std::string_view list);
 
