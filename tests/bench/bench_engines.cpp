@@ -5,7 +5,8 @@
 // library (the provider best over all cases, by geometric mean) over the
 // winner. The memory-bound cases (normalizations, softmax, reductions):
 // tunekit against oneDNN and both against a same-run copy of the graph's
-// largest tensor. Then tunekit's matmul against the faster of OpenBLAS and BLIS on
+// largest tensor. Nearest-shape selection on shapes between the tuned ones
+// (report_nearest_shapes). Then tunekit's matmul against the faster of OpenBLAS and BLIS on
 // squares of 1024 and 2048, and the wall time of autotune() over the sum of
 // the executions it timed.
 //
@@ -15,6 +16,7 @@
 // layernorm) and the 1024
 // square, with short timings: the ctest entry, which checks that it runs.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +36,10 @@
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_file.hpp"
+#include "tunekit/graph/override_index.hpp"
+#include "tunekit/graph/override_policy.hpp"
+#include "tunekit/graph/override_query.hpp"
+#include "tunekit/graph/override_writer.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 
@@ -215,6 +221,113 @@ double time_copy(std::size_t bytes, int threads, double min_time) {
   return samples[samples.size() / 2];
 }
 
+// Nearest-shape selection on shapes nobody tuned: for each sample graph
+// whose shape sets differ in dims only (no explicit strides), the winners of
+// its shape sets (timed above) go into an override file, and each shape
+// between two consecutive shape sets (the geometric mean of every dim that
+// differs) is timed on every candidate (the true best), on the engine the
+// selection policy puts first through the nearest tuned shape, and on the
+// heuristic's first choice without overrides.
+void report_nearest_shapes(Bench& bench, const std::vector<std::filesystem::path>& files,
+                           const std::vector<CaseResult>& cases, const Options& options) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / fmt::format("tunekit-bench-{}", getpid());
+  std::filesystem::create_directories(folder);
+  const platform::CpuDevice device;
+  std::printf("\nnearest-shape selection: shapes between the tuned ones (ratios over the true best's time; distance:"
+              " of the tuned shape that stood in, none beyond the limit of %.3g)\n",
+              nearest_shape_limit_from_environment());
+  std::printf("%-52s %-30s %9s %8s %-30s %7s %-26s %7s\n", "graph [held-out shape]", "true best", "ms", "distance",
+              "selected", "/best", "heuristic's first choice", "/best");
+  double log_selected = 0, log_heuristic = 0;
+  int count = 0;
+  for (const auto& path : files) {
+    GraphFile file = read_graph_file(path).value();
+    if (file.shape_sets.size() < 2) continue;
+    bool strided = false;
+    for (const GraphShapeSet& set : file.shape_sets) strided = strided || !set.strides.empty();
+    if (strided) continue;
+    const std::filesystem::path overrides = folder / (file.name + ".json");
+    std::filesystem::remove(overrides);
+    std::size_t tuned = 0;
+    for (std::size_t set = 0; set < file.shape_sets.size(); ++set) {
+      const std::string name = file.name + " [" + file.shape_sets[set].name + "]";
+      auto found = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.name == name; });
+      if (found == cases.end()) continue;
+      const Candidate& w = found->winner();
+      Graph graph = make_graph(file, set).value();
+      (void)graph.validate();
+      (void)graph.build_operation_graph(bench.handle());
+      AutotuneResult result;
+      result.engine_id = w.engine;
+      result.engine_name = bench.registry().find(w.engine)->descriptor().name;
+      for (const auto& [knob, value] : w.knobs) result.knob_settings.push_back({knob, value});
+      result.min_time_ms = result.avg_time_ms = w.ms;
+      result.succeeded = true;
+      result.rank = 0;
+      if (write_autotune_override(graph.operation_graph(), result, {device, bench.registry()}, {overrides}).ok()) ++tuned;
+    }
+    if (tuned < 2) continue;
+    for (std::size_t set = 0; set + 1 < file.shape_sets.size(); ++set) {
+      GraphShapeSet between = file.shape_sets[set];
+      const GraphShapeSet& next = file.shape_sets[set + 1];
+      between.name = file.shape_sets[set].name + ".." + next.name;
+      for (auto& [tensor, dims] : between.dims) {
+        const auto other = next.dims.find(tensor);
+        if (other == next.dims.end() || other->second.size() != dims.size()) continue;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+          dims[d] = std::llround(std::sqrt(static_cast<double>(dims[d]) * static_cast<double>(other->second[d])));
+        }
+      }
+      GraphFile held_out = file;
+      held_out.shape_sets = {between};
+      const GraphMaker make = [&] {
+        Graph graph = make_graph(held_out, 0).value();
+        (void)graph.validate();
+        (void)graph.build_operation_graph(bench.handle());
+        return graph;
+      };
+      Graph probe = make();
+      if (options.quick && multiply_adds(probe.operation_graph()) > double(1 << 28)) continue;
+      Buffers buffers(probe.operation_graph());
+      std::vector<Candidate> all = bench.time_candidates(make, buffers);
+      if (all.empty()) continue;
+      const Candidate& best = *std::min_element(all.begin(), all.end(),
+                                                [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+      unsetenv(graph::kOverridePathVariable);
+      auto [heuristic, heuristic_ms] = bench.time_heuristic(make, buffers);
+      setenv(graph::kOverridePathVariable, overrides.c_str(), 1);
+      auto [selected, selected_ms] = bench.time_heuristic(make, buffers);
+      unsetenv(graph::kOverridePathVariable);
+      // The same plan as a candidate: its time, so that noise between two
+      // timings of one plan does not show as a ratio.
+      for (const Candidate& c : all) {
+        if (c.plan == heuristic) heuristic_ms = c.ms;
+        if (c.plan == selected) selected_ms = c.ms;
+      }
+      // How far the tuned shape that stood in is (the policy's own lookup).
+      std::string distance = "none";
+      OverrideLookupContext context;
+      context.registry = &bench.registry();
+      context.nearest_limit = nearest_shape_limit_from_environment();
+      const OverrideIndex index({read_override_file(overrides).value()});
+      if (auto match = index.lookup(make_override_query(probe.operation_graph()).value(), context)) {
+        if (match->nearest_distance) distance = fmt::format("{:.2f}", *match->nearest_distance);
+      }
+      std::printf("%-52s %-30s %9.4f %8s %-30s %7.3f %-26s %7.3f\n", (file.name + " [" + between.name + "]").c_str(),
+                  best.plan.c_str(), best.ms, distance.c_str(), selected.c_str(), selected_ms / best.ms,
+                  heuristic.c_str(), heuristic_ms / best.ms);
+      log_selected += std::log(selected_ms / best.ms);
+      log_heuristic += std::log(heuristic_ms / best.ms);
+      ++count;
+    }
+  }
+  if (count > 0) {
+    std::printf("geometric mean over %d held-out shapes: selected/best %.3f, heuristic/best %.3f\n", count,
+                std::exp(log_selected / count), std::exp(log_heuristic / count));
+  }
+  std::filesystem::remove_all(folder);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -316,6 +429,8 @@ int main(int argc, char** argv) {
     std::printf("%-36s %10.4f %12.4f %12.4f %14.3f %12.3f\n", c.name.c_str(), c.copy_ms, tk, dnn, dnn / tk,
                 c.copy_ms / tk);
   }
+
+  report_nearest_shapes(bench, files, cases, options);
 
   std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (ratio: the faster's time over tunekit's;"
               " oneDNN beside them)\n");
