@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "elementwise/unary_paths.hpp"
+#include "tunekit/cpu/elementwise_arrays.hpp"
 #include "tunekit/cpu/isa.hpp"
 
 namespace tunekit::cpu {
@@ -115,6 +116,12 @@ Error UnaryElementwiseKernel::run(const tuning::Tensor& input, tuning::Tensor& o
     case ExecutionPath::AUTO: run_parallel(op_, input.type, in, out, n, team(threads)); break;
   }
   return Error::ok();
+}
+
+bool unary_float_array(UnaryOp op, const float* in, float* out, std::int64_t n) noexcept {
+  if (!supports(op, DataType::FLOAT)) return false;
+  run_simd(op, DataType::FLOAT, in, out, n);
+  return true;
 }
 
 }  // namespace tunekit::cpu

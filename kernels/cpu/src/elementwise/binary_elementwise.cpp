@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "binary_loops.hpp"
+#include "tunekit/cpu/elementwise_arrays.hpp"
 #include "tunekit/cpu/isa.hpp"
 
 namespace tunekit::cpu {
@@ -271,6 +272,22 @@ Error BinaryElementwiseKernel::run(const tuning::Tensor& a, const tuning::Tensor
     if (begin < end) walk(layout, fn, op, kind, pa, in_size, pb, in_size, po, out_size, begin, end);
   }
   return Error::ok();
+}
+
+bool binary_float_array(BinaryOp op, const float* a, std::int64_t a_step, const float* b, std::int64_t b_step,
+                        float* out, std::int64_t n) noexcept {
+  switch (op) {
+    case BinaryOp::ADD:
+    case BinaryOp::SUB:
+    case BinaryOp::MUL:
+    case BinaryOp::DIV:
+    case BinaryOp::MAX:
+    case BinaryOp::MIN:
+    case BinaryOp::POW: break;
+    default: return false;
+  }
+  simd_segment()(static_cast<int>(op), detail::KIND_F32, a, a_step, b, b_step, out, n);
+  return true;
 }
 
 }  // namespace tunekit::cpu

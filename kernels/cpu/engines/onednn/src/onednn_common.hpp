@@ -127,5 +127,7 @@ std::shared_ptr<const graph::Engine> make_onednn_reduction_engine();
 // CPU_RMSNORM_ONEDNN (onednn_rmsnorm.cpp) and CPU_SOFTMAX_ONEDNN (onednn_softmax.cpp).
 std::shared_ptr<const graph::Engine> make_onednn_rmsnorm_engine();
 std::shared_ptr<const graph::Engine> make_onednn_softmax_engine();
+// CPU_POINTWISE_ONEDNN (onednn_pointwise.cpp).
+std::shared_ptr<const graph::Engine> make_onednn_pointwise_engine();
 
 }  // namespace tunekit::engines::detail

@@ -226,6 +226,7 @@ OnednnEngineProvider::OnednnEngineProvider() {
   engines_.push_back(detail::make_onednn_reduction_engine());
   engines_.push_back(detail::make_onednn_rmsnorm_engine());
   engines_.push_back(detail::make_onednn_softmax_engine());
+  engines_.push_back(detail::make_onednn_pointwise_engine());
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {

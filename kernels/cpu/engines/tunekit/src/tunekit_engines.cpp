@@ -202,6 +202,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
   for (auto& engine : detail::make_reduction_engines()) engines_.push_back(std::move(engine));
   for (auto& engine : detail::make_rmsnorm_engines()) engines_.push_back(std::move(engine));
   for (auto& engine : detail::make_softmax_engines()) engines_.push_back(std::move(engine));
+  for (auto& engine : detail::make_pointwise_engines()) engines_.push_back(std::move(engine));
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {

@@ -27,5 +27,7 @@ std::vector<std::shared_ptr<const graph::Engine>> make_reduction_engines();
 std::vector<std::shared_ptr<const graph::Engine>> make_rmsnorm_engines();
 // CPU_SOFTMAX_TUNEKIT.
 std::vector<std::shared_ptr<const graph::Engine>> make_softmax_engines();
+// CPU_POINTWISE_TUNEKIT.
+std::vector<std::shared_ptr<const graph::Engine>> make_pointwise_engines();
 
 }  // namespace tunekit::engines::detail

@@ -25,6 +25,10 @@
 //     kept in the workspace. Knob: threads.
 //   CPU_SOFTMAX_ONEDNN (450): a softmax_v2_forward primitive, accurate
 //     algorithm, along the graph's axis (softmax_pattern.hpp). Knob: threads.
+//   CPU_POINTWISE_ONEDNN (460): a chain of pointwise operations
+//     (pointwise_pattern.hpp; each operation reads the previous result) as
+//     one binary or eltwise primitive with the later operations as eltwise
+//     and binary post-ops. Knob: threads.
 // The primitive is created when the plan compiles and its scratchpad is the
 // plan's workspace, so an execution is a steady-state one and compile time
 // stays out of the measured time. The catalogue version names oneDNN's
@@ -49,6 +53,7 @@ inline constexpr std::int64_t kLayerNormOnednnEngine = 430;
 inline constexpr std::int64_t kReductionOnednnEngine = 440;
 inline constexpr std::int64_t kRmsNormOnednnEngine = 435;
 inline constexpr std::int64_t kSoftmaxOnednnEngine = 450;
+inline constexpr std::int64_t kPointwiseOnednnEngine = 460;
 
 std::string onednn_version();  // "2.6.3"
 std::string onednn_isa();      // the instruction set oneDNN dispatches to, "avx512_core", ...

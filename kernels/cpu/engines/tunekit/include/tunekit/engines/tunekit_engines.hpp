@@ -33,6 +33,12 @@
 //     (softmax_pattern.hpp), rows split between the threads; per row the
 //     maximum, then the exponentials and their sum, then the division.
 //     Knob: threads. No workspace.
+//   CPU_POINTWISE_TUNEKIT (160): pointwise operations (pointwise_pattern.hpp:
+//     one, a chain or a graph of them, operands of the output's shape or
+//     broadcast along their leading dims) applied block by block on
+//     tunekit_cpu's elementwise kernels, so a chain passes over memory once.
+//     Knob: threads. Workspace: a block of 2048 floats per intermediate
+//     result and thread (the knob's thread count).
 // The normalization and softmax engines run their rows on the instruction
 // set tunekit_cpu's kernels take (tunekit/cpu/isa.hpp, TUNEKIT_CPU_ISA).
 #pragma once
@@ -58,6 +64,7 @@ inline constexpr std::int64_t kReductionTunekitEngine = 130;
 inline constexpr std::int64_t kReductionTunekitSplitEngine = 131;
 inline constexpr std::int64_t kRmsNormTunekitEngine = 140;
 inline constexpr std::int64_t kSoftmaxTunekitEngine = 150;
+inline constexpr std::int64_t kPointwiseTunekitEngine = 160;
 
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();

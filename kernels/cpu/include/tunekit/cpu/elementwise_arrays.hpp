@@ -1,0 +1,26 @@
+// The elementwise family on raw float arrays, serially, on the instruction
+// set of active_isa(): for kernels that apply operations to pieces of their
+// own (a block of a pointwise chain). No path choice, no threads, no
+// tuning: the caller has made those decisions. Results are those of the
+// kernels' serial SIMD path (UnaryElementwiseKernel, BinaryElementwiseKernel).
+#pragma once
+
+#include <cstdint>
+
+#include "tunekit/cpu/binary_elementwise.hpp"
+#include "tunekit/cpu/unary_op.hpp"
+
+namespace tunekit::cpu {
+
+// out[i] = op(in[i]) for i < n; in may be out. `op` must support FLOAT
+// (every UnaryOp but NOT); false, with nothing written, otherwise.
+bool unary_float_array(UnaryOp op, const float* in, float* out, std::int64_t n) noexcept;
+
+// out[i] = op(a[i * a_step], b[i * b_step]) for i < n, a step of 0 repeating
+// that operand's first element; an operand may be out. `op` must be an
+// arithmetic operation (ADD, SUB, MUL, DIV, MAX, MIN, POW); false, with
+// nothing written, otherwise.
+bool binary_float_array(BinaryOp op, const float* a, std::int64_t a_step, const float* b, std::int64_t b_step,
+                        float* out, std::int64_t n) noexcept;
+
+}  // namespace tunekit::cpu
