@@ -66,6 +66,22 @@ class OnednnTeam {
   int previous_;
 };
 
+// Runs body(engine, stream) on a stream of the CPU engine with the run's
+// team and waits for it; NOT_SUPPORTED naming `what` when oneDNN throws.
+template <typename Body>
+Error run_onednn(const char* what, int threads, Body&& body) {
+  try {
+    const dnnl::engine& engine = onednn_cpu_engine();
+    dnnl::stream stream(engine);
+    OnednnTeam team(threads);
+    body(engine, stream);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    return onednn_error(e, what);
+  }
+  return Error::ok();
+}
+
 // oneDNN 2.6 computes some offsets in 32-bit integers and crashes (SIGFPE)
 // creating a descriptor past them: every dimension, leading dimension and
 // element count handed to it stays below 2^31. NOT_SUPPORTED names the value.

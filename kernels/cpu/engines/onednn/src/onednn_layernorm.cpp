@@ -52,22 +52,15 @@ class OnednnLayerNorm final : public ExecutionKernel {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
     Result<LayerNormBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
-    try {
-      const dnnl::engine& engine = onednn_cpu_engine();
+    return run_onednn("layer normalization execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       const dnnl::memory::desc data(dims{p_.rows, p_.width}, data_type::f32, tag::ab);
       const dnnl::memory::desc parameter(dims{p_.width}, data_type::f32, tag::a);
-      dnnl::stream stream(engine);
-      OnednnTeam team(threads_);
       primitive_.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(data, engine, const_cast<float*>(b->x))},
                                   {DNNL_ARG_DST, dnnl::memory(data, engine, b->y)},
                                   {DNNL_ARG_SCALE, dnnl::memory(parameter, engine, const_cast<float*>(b->scale))},
                                   {DNNL_ARG_SHIFT, dnnl::memory(parameter, engine, const_cast<float*>(b->bias))},
                                   {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}});
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "layer normalization execution");
-    }
-    return Error::ok();
+    });
   }
 
  private:

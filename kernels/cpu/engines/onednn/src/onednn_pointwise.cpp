@@ -13,6 +13,8 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "onednn_common.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
@@ -187,44 +189,38 @@ class OnednnPointwise final : public ExecutionKernel {
   std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
   Error execute(const ExecutionArguments& args) override {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
-    auto buffer = [&](int t) { return float_buffer(args.variant_pack, c_.pattern.tensors[static_cast<std::size_t>(t)].uid, "a pointwise operand"); };
-    try {
-      const dnnl::engine& engine = onednn_cpu_engine();
-      auto memory = [&](int t, float* data) { return dnnl::memory(dense_desc(c_.dims[static_cast<std::size_t>(t)]), engine, data); };
+    // The buffers of oneDNN's arguments first (a missing one is an error of
+    // the variant pack), then the memories and the run.
+    std::vector<std::pair<int, int>> bindings;  // oneDNN argument, tensor of the pattern
+    if (c_.second >= 0) {
+      bindings = {{DNNL_ARG_SRC_0, c_.first}, {DNNL_ARG_SRC_1, c_.second}};
+    } else {
+      bindings = {{DNNL_ARG_SRC, c_.first}};
+    }
+    bindings.push_back({DNNL_ARG_DST, c_.pattern.steps.back().out});
+    // Post-ops are numbered without the identities, which add none.
+    int post_op = 0;
+    for (int other : c_.others) {
+      if (other == -2) continue;
+      if (other >= 0) bindings.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op) | DNNL_ARG_SRC_1, other});
+      ++post_op;
+    }
+    std::vector<float*> data;
+    for (const auto& [argument, t] : bindings) {
+      Result<float*> buffer = float_buffer(args.variant_pack, c_.pattern.tensors[static_cast<std::size_t>(t)].uid,
+                                           "a pointwise operand");
+      if (!buffer.ok()) return buffer.error();
+      data.push_back(*buffer);
+    }
+    return run_onednn("pointwise chain execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       std::unordered_map<int, dnnl::memory> arguments;
-      Result<float*> first = buffer(c_.first);
-      if (!first.ok()) return first.error();
-      Result<float*> out = buffer(c_.pattern.steps.back().out);
-      if (!out.ok()) return out.error();
-      if (c_.second >= 0) {
-        Result<float*> second = buffer(c_.second);
-        if (!second.ok()) return second.error();
-        arguments[DNNL_ARG_SRC_0] = memory(c_.first, *first);
-        arguments[DNNL_ARG_SRC_1] = memory(c_.second, *second);
-      } else {
-        arguments[DNNL_ARG_SRC] = memory(c_.first, *first);
-      }
-      arguments[DNNL_ARG_DST] = memory(c_.pattern.steps.back().out, *out);
-      // Post-ops are numbered without the identities, which add none.
-      int post_op = 0;
-      for (int other : c_.others) {
-        if (other == -2) continue;
-        if (other >= 0) {
-          Result<float*> operand = buffer(other);
-          if (!operand.ok()) return operand.error();
-          arguments[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op) | DNNL_ARG_SRC_1] = memory(other, *operand);
-        }
-        ++post_op;
+      for (std::size_t i = 0; i < bindings.size(); ++i) {
+        const auto& [argument, t] = bindings[i];
+        arguments[argument] = dnnl::memory(dense_desc(c_.dims[static_cast<std::size_t>(t)]), engine, data[i]);
       }
       arguments[DNNL_ARG_SCRATCHPAD] = dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace);
-      dnnl::stream stream(engine);
-      OnednnTeam team(threads_);
       primitive_.execute(stream, arguments);
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "pointwise chain execution");
-    }
-    return Error::ok();
+    });
   }
 
  private:

@@ -59,18 +59,11 @@ class OnednnReduction final : public ExecutionKernel {
     if (!x.ok()) return x.error();
     Result<void*> y = find_buffer(args.variant_pack, p_.y_uid, "Y");
     if (!y.ok()) return y.error();
-    try {
-      const dnnl::engine& engine = onednn_cpu_engine();
-      dnnl::stream stream(engine);
-      OnednnTeam team(threads_);
+    return run_onednn("reduction execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       primitive_.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(dense_desc(p_.x_dims), engine, *x)},
                                   {DNNL_ARG_DST, dnnl::memory(dense_desc(p_.y_dims), engine, *y)},
                                   {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}});
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "reduction execution");
-    }
-    return Error::ok();
+    });
   }
 
  private:

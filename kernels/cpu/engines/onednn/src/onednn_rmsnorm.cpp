@@ -100,15 +100,12 @@ class OnednnRmsNorm final : public ExecutionKernel {
     float* squares = reinterpret_cast<float*>(workspace);
     float* inv_rms = b->inv_rms ? b->inv_rms : reinterpret_cast<float*>(workspace + pds_->squares_bytes);
     void* scratchpad = workspace + pds_->scratchpad_offset();
-    try {
-      const dnnl::engine& engine = onednn_cpu_engine();
+    return run_onednn("rms normalization execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       const dnnl::memory::desc data = dense_desc({p_.rows, p_.width});
       const dnnl::memory::desc per_row = dense_desc({p_.rows, 1});
       const dnnl::memory::desc parameter = dense_desc({1, p_.width});
       const dnnl::memory x(data, engine, const_cast<float*>(b->x));
       const dnnl::memory inverse(per_row, engine, inv_rms);
-      dnnl::stream stream(engine);
-      OnednnTeam team(threads_);
       const dnnl::memory squared(data, engine, squares);
       square_.execute(stream, {{DNNL_ARG_SRC, x},
                                {DNNL_ARG_DST, squared},
@@ -122,11 +119,7 @@ class OnednnRmsNorm final : public ExecutionKernel {
                                 {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
                                  dnnl::memory(parameter, engine, const_cast<float*>(b->scale))},
                                 {DNNL_ARG_SCRATCHPAD, dnnl::memory(pds_->scaling.scratchpad_desc(), engine, scratchpad)}});
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "rms normalization execution");
-    }
-    return Error::ok();
+    });
   }
 
  private:

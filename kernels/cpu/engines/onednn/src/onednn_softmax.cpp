@@ -46,19 +46,12 @@ class OnednnSoftmax final : public ExecutionKernel {
     if (!x.ok()) return x.error();
     Result<float*> y = float_buffer(args.variant_pack, p_.y_uid, "Y");
     if (!y.ok()) return y.error();
-    try {
-      const dnnl::engine& engine = onednn_cpu_engine();
+    return run_onednn("softmax execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       const dnnl::memory::desc data = dense_desc(p_.dims);
-      dnnl::stream stream(engine);
-      OnednnTeam team(threads_);
       primitive_.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(data, engine, *x)},
                                   {DNNL_ARG_DST, dnnl::memory(data, engine, *y)},
                                   {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}});
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return onednn_error(e, "softmax execution");
-    }
-    return Error::ok();
+    });
   }
 
  private:

@@ -56,12 +56,7 @@ class LayerNormKernel final : public ExecutionKernel {
 };
 
 std::shared_ptr<const graph::Engine> layernorm_engine(EngineDescriptor descriptor, Statistics statistics) {
-  return std::make_shared<PatternEngine<LayerNormPattern>>(
-      std::move(descriptor), match_layernorm,
-      [](const LayerNormPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
-      [statistics](const LayerNormPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        return std::unique_ptr<ExecutionKernel>(new LayerNormKernel(p, statistics, threads));
-      });
+  return workspace_free_engine<LayerNormKernel, LayerNormPattern>(std::move(descriptor), match_layernorm, statistics);
 }
 
 }  // namespace

@@ -47,14 +47,11 @@ class RmsNormKernel final : public ExecutionKernel {
 }  // namespace
 
 std::vector<std::shared_ptr<const graph::Engine>> make_rmsnorm_engines() {
-  return {std::make_shared<PatternEngine<RmsNormPattern>>(
+  return {workspace_free_engine<RmsNormKernel, RmsNormPattern>(
       EngineDescriptor{kRmsNormTunekitEngine, "CPU_RMSNORM_TUNEKIT", {threads_knob()}, 13,
                        "rows split between the threads; per row the mean of the squares, then the scaling "
                        "(two passes over X)"},
-      match_rmsnorm, [](const RmsNormPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
-      [](const RmsNormPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        return std::unique_ptr<ExecutionKernel>(new RmsNormKernel(p, threads));
-      })};
+      match_rmsnorm)};
 }
 
 }  // namespace tunekit::engines::detail

@@ -48,14 +48,11 @@ Result<SoftmaxPattern> match_rows(const graph::OperationGraph& graph) {
 }  // namespace
 
 std::vector<std::shared_ptr<const graph::Engine>> make_softmax_engines() {
-  return {std::make_shared<PatternEngine<SoftmaxPattern>>(
+  return {workspace_free_engine<SoftmaxKernel, SoftmaxPattern>(
       EngineDescriptor{kSoftmaxTunekitEngine, "CPU_SOFTMAX_TUNEKIT", {threads_knob()}, 13,
                        "rows split between the threads; per row the maximum, the exponentials and their sum in one "
                        "pass, then the division"},
-      match_rows, [](const SoftmaxPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
-      [](const SoftmaxPattern& p, const KnobValues&, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        return std::unique_ptr<ExecutionKernel>(new SoftmaxKernel(p, threads));
-      })};
+      match_rows)};
 }
 
 }  // namespace tunekit::engines::detail

@@ -89,4 +89,17 @@ class PatternEngine final : public graph::Engine {
   Make make_;
 };
 
+// An engine of `Pattern` that needs no workspace and whose kernel is
+// Kernel(pattern, extra..., threads).
+template <typename Kernel, typename Pattern, typename... Extra>
+std::shared_ptr<const graph::Engine> workspace_free_engine(graph::EngineDescriptor descriptor,
+                                                           typename PatternEngine<Pattern>::Match match, Extra... extra) {
+  return std::make_shared<PatternEngine<Pattern>>(
+      std::move(descriptor), std::move(match),
+      [](const Pattern&, const graph::KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
+      [extra...](const Pattern& p, const graph::KnobValues&, int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
+        return std::unique_ptr<graph::ExecutionKernel>(new Kernel(p, extra..., threads));
+      });
+}
+
 }  // namespace tunekit::engines
