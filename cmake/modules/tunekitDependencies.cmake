@@ -78,6 +78,11 @@ if(TUNEKIT_DNNL_INCLUDE_DIR AND TUNEKIT_DNNL_LIBRARY)
   target_link_libraries(tunekit_dnnl INTERFACE "${TUNEKIT_DNNL_LIBRARY}")
 endif()
 
+# libxsmm: Debian ships static libraries only; libxsmm.a calls the BLAS
+# symbols of its fallback, which OpenBLAS provides (tunekit uses only its JIT
+# kernels, never the fallback).
+pkg_check_modules(tunekit_libxsmm QUIET IMPORTED_TARGET GLOBAL libxsmm)
+
 # References of the tests and benchmarks, never dependencies of the kernels:
 # SLEEF (accuracy and speed of the vector math), OpenBLAS, BLIS and oneDNN
 # (the anchors; the tests check every engine provider).
@@ -91,5 +96,8 @@ if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
   endif()
   if(NOT TARGET tunekit_dnnl)
     _tunekit_missing(oneDNN libdnnl-dev)
+  endif()
+  if(NOT TARGET PkgConfig::tunekit_libxsmm)
+    _tunekit_missing(libxsmm libxsmm-dev)
   endif()
 endif()

@@ -30,6 +30,7 @@
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/libxsmm_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
@@ -347,10 +348,11 @@ int main(int argc, char** argv) {
   const platform::CpuDevice device;
   std::printf("machine: %s (%s), %u effective threads\n", cpu.model_name.c_str(), cpu.microarchitecture.c_str(),
               device.execution().effective_threads);
-  std::printf("libraries: OpenBLAS %s (%s kernels), BLIS %s (configuration %s), oneDNN %s (%s)\n\n",
+  std::printf("libraries: OpenBLAS %s (%s kernels), BLIS %s (configuration %s), oneDNN %s (%s), libxsmm %s (%s)\n\n",
               engines::openblas_version().c_str(), engines::openblas_core_name().c_str(),
               engines::blis_version().c_str(), engines::blis_configuration().c_str(),
-              engines::onednn_version().c_str(), engines::onednn_isa().c_str());
+              engines::onednn_version().c_str(), engines::onednn_isa().c_str(), engines::libxsmm_version().c_str(),
+              engines::libxsmm_target().c_str());
 
   Bench bench(options);
   std::vector<CaseResult> cases;
@@ -391,7 +393,7 @@ int main(int argc, char** argv) {
   }
 
   // The single library best over every case, by geometric mean of its time over the winner's.
-  const std::vector<std::string> providers = {"tunekit", "openblas", "blis", "onednn", "tunekit-find"};
+  const std::vector<std::string> providers = {"tunekit", "openblas", "blis", "onednn", "libxsmm", "tunekit-find"};
   std::string best_single;
   double best_score = HUGE_VAL;
   for (const std::string& provider : providers) {

@@ -1,12 +1,15 @@
-// The CPU engine providers (tunekit, OpenBLAS, BLIS) against a
+// The CPU matmul engines (tunekit, OpenBLAS, BLIS, oneDNN, libxsmm) against a
 // double-precision reference on random inputs: every engine, layout
-// (transposed A or B), epilogue (bias, relu, gelu, sigmoid, tanh) and thread
+// (transposed A or B; libxsmm refuses those), epilogue (bias, relu, gelu, sigmoid, tanh) and thread
 // count, with outputs poisoned first; their workspace estimates against what
 // compile reports; what they refuse; and that each library engine runs its
 // own library.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <thread>
@@ -14,6 +17,7 @@
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
+#include "tunekit/engines/libxsmm_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
@@ -27,7 +31,7 @@ namespace {
 using namespace tunekit::graph;
 
 constexpr std::int64_t kLibraryEngines[] = {kMatmulTunekitEngine, kMatmulTunekitRowSplitEngine, kMatmulOpenblasEngine,
-                                            kMatmulBlisEngine, kMatmulOnednnEngine};
+                                            kMatmulBlisEngine, kMatmulOnednnEngine, kMatmulLibxsmmEngine};
 
 std::vector<float> random_values(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -150,7 +154,8 @@ class CpuEngines : public ::testing::Test {
 
 TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
-  EXPECT_EQ(cpu_engine_providers(), (std::vector<std::string>{"tunekit-find", "tunekit", "openblas", "blis", "onednn", "tunekit-cpu-reference"}));
+  EXPECT_EQ(cpu_engine_providers(),
+            (std::vector<std::string>{"tunekit-find", "tunekit", "openblas", "blis", "onednn", "libxsmm", "tunekit-cpu-reference"}));
   const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();
@@ -161,12 +166,27 @@ TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
             "openblas-" + openblas_version() + "-" + openblas_core_name() + "-engines-1");
   EXPECT_EQ(registry_->origin(kMatmulBlisEngine)->catalogue_version,
             "blis-" + blis_version() + "-" + blis_configuration() + "-engines-1");
+  EXPECT_EQ(registry_->origin(kMatmulLibxsmmEngine)->catalogue_version,
+            "libxsmm-" + libxsmm_version() + "-" + libxsmm_target() + "-engines-1");
+  EXPECT_TRUE(std::regex_match(libxsmm_version(), version)) << libxsmm_version();
+  EXPECT_FALSE(libxsmm_target().empty());
   EXPECT_EQ(registry_->origin(kMatmulTunekitEngine)->provider, "tunekit");
   EXPECT_NE(registry_->find(kMatmulOpenblasEngine)->descriptor().description.find(openblas_core_name()),
             std::string::npos);
   std::printf("[engines] OpenBLAS %s (%s kernels, cblas_sgemm from %s); BLIS %s (configuration %s); oneDNN %s (%s)\n",
               openblas_version().c_str(), openblas_core_name().c_str(), openblas_sgemm_library().c_str(),
               blis_version().c_str(), blis_configuration().c_str(), onednn_version().c_str(), onednn_isa().c_str());
+}
+
+TEST_F(CpuEngines, LibxsmmLeavesTheEnvironmentOfProgramsThisOneStartsAsItWas) {
+  // libxsmm exports OMP_PROC_BIND=TRUE when it initializes (the fixture
+  // registered its engine): a child would pin its main thread to one CPU.
+  std::ifstream initial("/proc/self/environ", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(initial)), std::istreambuf_iterator<char>());
+  const bool given = text.rfind("OMP_PROC_BIND=", 0) == 0 || text.find(std::string("\0OMP_PROC_BIND=", 15)) != std::string::npos;
+  EXPECT_EQ(std::getenv("OMP_PROC_BIND") != nullptr, given);
+  LibxsmmEngineProvider again;  // a second provider changes nothing either
+  EXPECT_EQ(std::getenv("OMP_PROC_BIND") != nullptr, given);
 }
 
 TEST_F(CpuEngines, TheOpenblasEngineCallsOpenblasAndNotBlisBlasSymbols) {
@@ -187,6 +207,14 @@ TEST_F(CpuEngines, EveryEngineMatchesTheDoubleReferenceOnEveryLayoutAndEpilogue)
   const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   for (std::int64_t engine : kLibraryEngines) {
     for (const Case& c : cases) {
+      if (engine == kMatmulLibxsmmEngine && (c.transpose_a || c.transpose_b)) {
+        Graph graph;
+        build(graph, c);
+        ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+        EXPECT_EQ(registry_->find(engine)->check_applicable(graph.operation_graph(), device_).message(),
+                  "a transposed operand (libxsmm's kernels here take A and B as stored)");
+        continue;
+      }
       check(engine, c, {});
       check(engine, c, {{"threads", std::int64_t{1}}});
       if (hardware > 1) check(engine, c, {{"threads", std::int64_t{2}}});

@@ -13,6 +13,9 @@
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
 #include "tunekit/engines/onednn_engines.hpp"
 #endif
+#if TUNEKIT_HAVE_LIBXSMM_ENGINES
+#include "tunekit/engines/libxsmm_engines.hpp"
+#endif
 
 namespace tunekit::engines {
 namespace {
@@ -73,6 +76,9 @@ std::vector<std::string> cpu_engine_providers() {
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   names.emplace_back("onednn");
 #endif
+#if TUNEKIT_HAVE_LIBXSMM_ENGINES
+  names.emplace_back("libxsmm");
+#endif
   names.emplace_back("tunekit-cpu-reference");
   return names;
 }
@@ -91,6 +97,9 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #endif
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
   TUNEKIT_RETURN_IF_ERROR(register_onednn_engines(registry));
+#endif
+#if TUNEKIT_HAVE_LIBXSMM_ENGINES
+  TUNEKIT_RETURN_IF_ERROR(register_libxsmm_engines(registry));
 #endif
   // Last: the FALLBACK heuristic keeps registration order, and the reference
   // engines are the oracle, not a first choice.

@@ -19,11 +19,30 @@ using graph::OperationGraph;
 
 CBLAS_TRANSPOSE transpose(const MatrixOperand& x) { return x.transposed ? CblasTrans : CblasNoTrans; }
 
+using Sgemm = decltype(&cblas_sgemm);
+
+// OpenBLAS's own cblas_sgemm. BLIS exports one too, and which of the two a
+// plain call binds to depends on the order in which the program links the
+// libraries: the engine takes it from the library that defines
+// openblas_get_config, which only OpenBLAS does.
+Sgemm openblas_sgemm() {
+  static const Sgemm sgemm = [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&openblas_get_config), &info) != 0 && info.dli_fname != nullptr) {
+      if (void* library = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) {
+        if (void* symbol = dlsym(library, "cblas_sgemm")) return reinterpret_cast<Sgemm>(symbol);
+      }
+    }
+    return &cblas_sgemm;
+  }();
+  return sgemm;
+}
+
 Error openblas_product(const MatmulPattern& p, const MatmulBuffers& x, int threads) {
   // OpenBLAS's thread count is process-wide: set it for every run, since
   // another engine (or another plan of this one) may have changed it.
   openblas_set_num_threads(threads);
-  cblas_sgemm(CblasRowMajor, transpose(p.a), transpose(p.b), static_cast<blasint>(p.m), static_cast<blasint>(p.n),
+  openblas_sgemm()(CblasRowMajor, transpose(p.a), transpose(p.b), static_cast<blasint>(p.m), static_cast<blasint>(p.n),
               static_cast<blasint>(p.k), 1.0f, x.a, static_cast<blasint>(p.a.ld), x.b, static_cast<blasint>(p.b.ld),
               0.0f, x.c, static_cast<blasint>(p.ldc));
   return Error::ok();
@@ -57,7 +76,7 @@ std::string openblas_core_name() { return openblas_get_corename(); }
 
 std::string openblas_sgemm_library() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cblas_sgemm), &info) == 0 || info.dli_fname == nullptr) return "unknown";
+  if (dladdr(reinterpret_cast<void*>(openblas_sgemm()), &info) == 0 || info.dli_fname == nullptr) return "unknown";
   return info.dli_fname;
 }
 

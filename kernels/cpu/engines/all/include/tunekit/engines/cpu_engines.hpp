@@ -1,7 +1,7 @@
 // Every CPU engine provider of this build of tunekit, for `tunekit tune` and
 // programs that autotune on the CPU: the reference engines (the correctness
 // oracle), tunekit's own, and those of the libraries found when tunekit was
-// configured (OpenBLAS, BLIS, oneDNN; a missing one is left out).
+// configured (OpenBLAS, BLIS, oneDNN, libxsmm; a missing one is left out).
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@ namespace tunekit::engines {
 
 // The providers' names, in registration order (the order of the FALLBACK
 // heuristic): "tunekit-find" (CPU_CONV_FIND, conv_find_engine.hpp),
-// "tunekit", then "openblas", "blis" and "onednn" where built, and
+// "tunekit", then "openblas", "blis", "onednn" and "libxsmm" where built, and
 // "tunekit-cpu-reference" last.
 std::vector<std::string> cpu_engine_providers();
 

@@ -25,8 +25,10 @@ inline constexpr std::int64_t kMatmulOpenblasEngine = 200;
 std::string openblas_version();
 // The core type OpenBLAS runs: "Haswell", "SkylakeX", "Zen", ...
 std::string openblas_core_name();
-// The file the engine's cblas_sgemm comes from, as the dynamic linker
-// resolved it (another BLAS linked first would show here).
+// The file the engine's cblas_sgemm comes from: the engine looks it up in
+// the library that defines openblas_get_config, so that BLIS's cblas_sgemm,
+// which a plain call may bind to when BLIS is linked first, is never the one
+// it runs.
 std::string openblas_sgemm_library();
 
 class OpenblasEngineProvider final : public graph::EngineProvider {
