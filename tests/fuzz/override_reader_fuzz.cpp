@@ -3,7 +3,8 @@
 // rejected, once, in increasing order; and the selection index built from
 // what loaded finds, for each loaded entry, a matching entry of the same
 // operation when queried with that entry's own shape (wildcards filled in),
-// with explain() agreeing with lookup(). What it read, the rejections and
+// with explain() agreeing with lookup(), and with its first dim doubled a
+// nearest tuned shape within the limit or none. What it read, the rejections and
 // the misses of a query named by the input's first bytes make the JSON that
 // `tunekit overrides show/lookup --json` prints (json_output.hpp). A broken
 // invariant traps.
@@ -139,6 +140,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                              {"file", match->file},
                              {"knobs", internal::knob_settings_to_json(match->entry->knobs)},
                              {"misses", misses_json(explained)}});
+
+    // The same shape with its first dim doubled, which nobody tuned: with
+    // nearest-shape selection on, an exact match is still exact, and a
+    // nearest one is of the operation, within the limit, and what explain()
+    // says too.
+    OverrideLookupContext nearest;
+    nearest.nearest_limit = 2;
+    OverrideQuery moved = query;
+    if (!moved.tensors.empty() && !moved.tensors[0].dims.empty() && moved.tensors[0].dims[0] < (std::int64_t{1} << 40)) {
+      moved.tensors[0].dims[0] *= 2;
+    }
+    const auto near = index.lookup(moved, nearest);
+    if (near) {
+      require(near->entry->op == entry.op);
+      require(near->exact != near->nearest_distance.has_value() || (!near->exact && near->entry->is_wildcard()));
+      if (near->nearest_distance) require(*near->nearest_distance >= 0 && *near->nearest_distance <= 2);
+    }
+    const OverrideExplanation near_explained = index.explain(moved, nearest);
+    require(near_explained.match.has_value() == near.has_value());
+    require(!near || near_explained.match->entry == near->entry);
+    nlohmann::json near_json{{"matched", near.has_value()}, {"misses", misses_json(near_explained)}};
+    if (near && near->nearest_distance) near_json["nearest"] = {{"distance", *near->nearest_distance}};
+    fuzz::check_json_output(near_json);
   }
   // An operation named by the input's first bytes (as `--op` may be, with
   // any bytes): the misses quote it.
