@@ -128,6 +128,10 @@ class PointwiseEngines : public CpuEngineTest {
 const Case kBiasGelu{{{"X", {7, 300}}, {"B", {1, 300}}, {"T", {7, 300}}, {"Y", {7, 300}}},
                      {{PointwiseMode::ADD, "X", "B", "T"}, {PointwiseMode::GELU, "T", "", "Y"}},
                      "Y"};
+// GELU of values on both sides of 0 (X - B in [-1.5, 1.5]), a ragged width.
+const Case kDifferenceGelu{{{"X", {3, 1001}}, {"B", {1, 1001}}, {"T", {3, 1001}}, {"Y", {3, 1001}}},
+                           {{PointwiseMode::SUB, "X", "B", "T"}, {PointwiseMode::GELU, "T", "", "Y"}},
+                           "Y"};
 // x * sigmoid(x) - s, then max with a row, then every unary mode once: a graph
 // that reads X twice and a scalar S.
 const Case kSwishAndMore{{{"X", {3, 5, 1000}},
@@ -166,7 +170,7 @@ TEST_F(PointwiseEngines, MatchTheDoubleEvaluationOnEveryInstructionSetPath) {
     SCOPED_TRACE(std::string(cpu::to_string(isa)));
     auto forced = cpu::ScopedIsa::force(isa);
     ASSERT_TRUE(forced.ok());
-    for (const Case* c : {&kBiasGelu, &kSwishAndMore, &kOneOp, &kMinNegIdentity}) {
+    for (const Case* c : {&kBiasGelu, &kDifferenceGelu, &kSwishAndMore, &kOneOp, &kMinNegIdentity}) {
       check(kPointwiseTunekitEngine, *c, 1);
       check(kPointwiseTunekitEngine, *c, 2);
     }
@@ -174,7 +178,7 @@ TEST_F(PointwiseEngines, MatchTheDoubleEvaluationOnEveryInstructionSetPath) {
 }
 
 TEST_F(PointwiseEngines, OnednnRunsChainsAsOnePrimitiveWithPostOpsAndRefusesOtherGraphsWithTheReason) {
-  for (const Case* c : {&kBiasGelu, &kSwishAndMore, &kOneOp, &kMinNegIdentity}) {
+  for (const Case* c : {&kBiasGelu, &kDifferenceGelu, &kSwishAndMore, &kOneOp, &kMinNegIdentity}) {
     check(kPointwiseOnednnEngine, *c, 1);
     check(kPointwiseOnednnEngine, *c, 2);
   }

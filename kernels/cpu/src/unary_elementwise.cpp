@@ -124,4 +124,15 @@ bool unary_float_array(UnaryOp op, const float* in, float* out, std::int64_t n) 
   return true;
 }
 
+void gelu_float_array(const float* in, float* out, std::int64_t n) noexcept {
+#if defined(TUNEKIT_CPU_X86_PATHS)
+  switch (active_isa()) {
+    case CpuIsa::AVX512: detail::gelu_float_avx512(in, out, n); return;
+    case CpuIsa::AVX2: detail::gelu_float_avx2(in, out, n); return;
+    case CpuIsa::PORTABLE: break;
+  }
+#endif
+  detail::gelu_float_portable(in, out, n);
+}
+
 }  // namespace tunekit::cpu

@@ -261,6 +261,10 @@ void unary_avx2(UnaryOp op, DataType type, const void* in, void* out, std::int64
   }
 }
 
+void gelu_float_avx2(const float* in, float* out, std::int64_t n) noexcept {
+  FloatLoop{in, out, n}.run<GeluFloatOp<F32>>();
+}
+
 void widen_halves_avx2(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
   const bool brain = type == DataType::BFLOAT16;
   std::int64_t i = 0;

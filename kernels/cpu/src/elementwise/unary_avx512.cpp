@@ -244,6 +244,10 @@ void pow_double_avx512(const double* a, std::int64_t a_step, const double* b, st
   pow_double_lanes<PowF64>(a, a_step, b, b_step, out, n);
 }
 
+void gelu_float_avx512(const float* in, float* out, std::int64_t n) noexcept {
+  FloatLoop{in, out, n}.run<GeluFloatOp<F32>>();
+}
+
 void widen_halves_avx512(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
   const bool brain = type == DataType::BFLOAT16;
   std::int64_t i = 0;

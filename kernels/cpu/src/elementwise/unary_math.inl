@@ -398,6 +398,17 @@ struct ErfOp {
   }
 };
 
+// GELU on float lanes, x / 2 * (1 + erf(x / sqrt(2))) as one fused
+// multiply-add of x / 2 with Erf's lanes: for the pointwise engines' chains
+// (gelu_float_* in unary_paths.hpp), not a UnaryOp with tuning keys.
+template <class P>
+struct GeluFloatOp {
+  static typename P::V apply(typename P::V x) {
+    const typename P::V half = P::mul(x, P::set(0.5f));
+    return P::fma(half, verf_float<P>(P::mul(x, P::set(0.70710678118654752440f))), half);
+  }
+};
+
 // Calls loop.template run<Op>() with the operation's Op over policy P.
 template <class P, class Loop>
 inline void dispatch_floating(UnaryOp op, const Loop& loop) {

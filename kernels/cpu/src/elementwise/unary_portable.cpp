@@ -235,6 +235,10 @@ void unary_portable(UnaryOp op, DataType type, const void* in, void* out, std::i
   run<true>(op, type, in, out, n);
 }
 
+void gelu_float_portable(const float* in, float* out, std::int64_t n) noexcept {
+  Loop<float, true>{in, out, n}.run<GeluFloatOp<Scalar<float>>>();
+}
+
 void widen_halves_portable(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
   if (type == DataType::BFLOAT16) {
     for (std::int64_t i = 0; i < n; ++i) out[i] = core::bfloat16_to_float(in[i]);

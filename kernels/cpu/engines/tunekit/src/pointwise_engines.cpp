@@ -3,9 +3,8 @@
 // operation over the whole block before the next, so a chain reads its
 // inputs and writes its outputs once; intermediate results live in a block
 // of scratch per thread. The operations are tunekit_cpu's elementwise
-// kernels on raw arrays (tunekit/cpu/elementwise_arrays.hpp); GELU is
-// x / 2 * (1 + erf(x / sqrt(2))) from them. Blocks are split between the
-// threads.
+// kernels on raw arrays (tunekit/cpu/elementwise_arrays.hpp), GELU in one
+// pass of its own. Blocks are split between the threads.
 #include <omp.h>
 
 #include <algorithm>
@@ -73,11 +72,9 @@ void binary(cpu::BinaryOp op, const Operand& a, const Operand& b, float* out, st
   });
 }
 
-Operand scalar(const float& value) { return {&value, 1, 0}; }
 Operand contiguous(const float* data) { return {data, 0, 0}; }
 
 void apply(PointwiseMode mode, const Operand& a, const Operand& b, float* out, std::int64_t n) {
-  static constexpr float kHalf = 0.5f, kOne = 1.0f, kInvSqrt2 = 0.70710678118654752440f;
   switch (mode) {
     case PointwiseMode::IDENTITY:
       over_pieces(a, a, n, [&](auto x, auto, std::int64_t j, std::int64_t take) {
@@ -97,12 +94,10 @@ void apply(PointwiseMode mode, const Operand& a, const Operand& b, float* out, s
     case PointwiseMode::SIGMOID: return unary(cpu::UnaryOp::SIGMOID, a, out, n);
     case PointwiseMode::TANH: return unary(cpu::UnaryOp::TANH, a, out, n);
     case PointwiseMode::GELU:
-      // out is never a's storage (an operation's output is another tensor).
-      binary(cpu::BinaryOp::MUL, a, scalar(kInvSqrt2), out, n);
-      unary(cpu::UnaryOp::ERF, contiguous(out), out, n);
-      binary(cpu::BinaryOp::ADD, contiguous(out), scalar(kOne), out, n);
-      binary(cpu::BinaryOp::MUL, contiguous(out), a, out, n);
-      binary(cpu::BinaryOp::MUL, contiguous(out), scalar(kHalf), out, n);
+      over_pieces(a, a, n, [&](auto x, auto, std::int64_t j, std::int64_t take) {
+        cpu::gelu_float_array(x.first, out + j, x.second == 1 ? take : 1);
+        if (x.second == 0) std::fill(out + j + 1, out + j + take, out[j]);
+      });
       return;
     case PointwiseMode::ADD: return binary(cpu::BinaryOp::ADD, a, b, out, n);
     case PointwiseMode::SUB: return binary(cpu::BinaryOp::SUB, a, b, out, n);

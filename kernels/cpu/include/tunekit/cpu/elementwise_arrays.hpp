@@ -16,6 +16,10 @@ namespace tunekit::cpu {
 // (every UnaryOp but NOT); false, with nothing written, otherwise.
 bool unary_float_array(UnaryOp op, const float* in, float* out, std::int64_t n) noexcept;
 
+// out[i] = in[i] / 2 * (1 + erf(in[i] / sqrt(2))) (GELU) for i < n, in one
+// pass with the Erf kernels' erf; in may be out.
+void gelu_float_array(const float* in, float* out, std::int64_t n) noexcept;
+
 // out[i] = op(a[i * a_step], b[i * b_step]) for i < n, a step of 0 repeating
 // that operand's first element; an operand may be out. `op` must be an
 // arithmetic operation (ADD, SUB, MUL, DIV, MAX, MIN, POW); false, with
