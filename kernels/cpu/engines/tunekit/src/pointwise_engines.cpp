@@ -55,14 +55,24 @@ void over_pieces(const Operand& a, const Operand& b, std::int64_t n, Apply apply
   }
 }
 
-void unary(cpu::UnaryOp op, const Operand& a, float* out, std::int64_t n) {
+// out[0, n) = f(a) for an elementwise f(in, out, count) on arrays: on each
+// contiguous piece, or once for a broadcast scalar, whose result fills the
+// piece.
+template <typename Elementwise>
+void unary_pieces(const Operand& a, float* out, std::int64_t n, Elementwise f) {
   over_pieces(a, a, n, [&](auto x, auto, std::int64_t j, std::int64_t take) {
     if (x.second == 1) {
-      (void)cpu::unary_float_array(op, x.first, out + j, take);
+      f(x.first, out + j, take);
     } else {
-      (void)cpu::unary_float_array(op, x.first, out + j, 1);
+      f(x.first, out + j, 1);
       std::fill(out + j + 1, out + j + take, out[j]);
     }
+  });
+}
+
+void unary(cpu::UnaryOp op, const Operand& a, float* out, std::int64_t n) {
+  unary_pieces(a, out, n, [op](const float* in, float* o, std::int64_t count) {
+    (void)cpu::unary_float_array(op, in, o, count);
   });
 }
 
@@ -77,14 +87,9 @@ Operand contiguous(const float* data) { return {data, 0, 0}; }
 void apply(PointwiseMode mode, const Operand& a, const Operand& b, float* out, std::int64_t n) {
   switch (mode) {
     case PointwiseMode::IDENTITY:
-      over_pieces(a, a, n, [&](auto x, auto, std::int64_t j, std::int64_t take) {
-        if (x.second == 1) {
-          std::memmove(out + j, x.first, static_cast<std::size_t>(take) * sizeof(float));
-        } else {
-          std::fill(out + j, out + j + take, *x.first);
-        }
+      return unary_pieces(a, out, n, [](const float* in, float* o, std::int64_t count) {
+        std::memmove(o, in, static_cast<std::size_t>(count) * sizeof(float));
       });
-      return;
     case PointwiseMode::NEG: return unary(cpu::UnaryOp::NEG, a, out, n);
     case PointwiseMode::ABS: return unary(cpu::UnaryOp::ABS, a, out, n);
     case PointwiseMode::EXP: return unary(cpu::UnaryOp::EXP, a, out, n);
@@ -93,12 +98,7 @@ void apply(PointwiseMode mode, const Operand& a, const Operand& b, float* out, s
     case PointwiseMode::RELU: return unary(cpu::UnaryOp::RELU, a, out, n);
     case PointwiseMode::SIGMOID: return unary(cpu::UnaryOp::SIGMOID, a, out, n);
     case PointwiseMode::TANH: return unary(cpu::UnaryOp::TANH, a, out, n);
-    case PointwiseMode::GELU:
-      over_pieces(a, a, n, [&](auto x, auto, std::int64_t j, std::int64_t take) {
-        cpu::gelu_float_array(x.first, out + j, x.second == 1 ? take : 1);
-        if (x.second == 0) std::fill(out + j + 1, out + j + take, out[j]);
-      });
-      return;
+    case PointwiseMode::GELU: return unary_pieces(a, out, n, cpu::gelu_float_array);
     case PointwiseMode::ADD: return binary(cpu::BinaryOp::ADD, a, b, out, n);
     case PointwiseMode::SUB: return binary(cpu::BinaryOp::SUB, a, b, out, n);
     case PointwiseMode::MUL: return binary(cpu::BinaryOp::MUL, a, b, out, n);
