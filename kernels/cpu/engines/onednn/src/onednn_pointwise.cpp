@@ -76,7 +76,7 @@ struct Chain {
   PointwisePattern pattern;
   int first = -1, second = -1;       // the first operation's operands (second -1: unary)
   std::vector<int> others;           // per later operation
-  std::vector<std::vector<std::int64_t>> dims;  // per tensor of the pattern
+  const std::vector<std::int64_t>& dims(int t) const { return pattern.tensors[static_cast<std::size_t>(t)].dims; }
 };
 
 Result<Chain> match_chain(const OperationGraph& graph) {
@@ -132,18 +132,6 @@ Result<Chain> match_chain(const OperationGraph& graph) {
   }
   if (chain.second < 0 && !full(chain.first)) return not_supported("a unary first operation on a broadcast operand");
   TUNEKIT_RETURN_IF_ERROR(check_onednn_sizes({chain.pattern.elements}, chain.pattern.describe()));
-  for (const auto& op : graph.operations()) {
-    for (const auto* ports : {&op.inputs, &op.outputs}) {
-      for (const auto& [port, tensor] : *ports) {
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-          if (tensors[i].uid == tensor->get_uid()) {
-            if (chain.dims.size() < tensors.size()) chain.dims.resize(tensors.size());
-            chain.dims[i] = tensor->get_dim();
-          }
-        }
-      }
-    }
-  }
   return chain;
 }
 
@@ -161,7 +149,7 @@ Result<PointwisePrimitiveDesc> pointwise_primitive_desc(const Chain& c, int thre
         const Eltwise e = *eltwise_of(steps[i].mode);
         post.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
       } else {
-        post.append_binary(binary_of(steps[i].mode), dense_desc(c.dims[static_cast<std::size_t>(other)]));
+        post.append_binary(binary_of(steps[i].mode), dense_desc(c.dims(other)));
       }
     }
     dnnl::primitive_attr attr;
@@ -170,8 +158,7 @@ Result<PointwisePrimitiveDesc> pointwise_primitive_desc(const Chain& c, int thre
     const dnnl::memory::desc data = dense_desc(c.pattern.dims);
     const dnnl::engine& engine = onednn_cpu_engine();
     if (c.second >= 0) {
-      const dnnl::binary::desc desc(binary_of(steps[0].mode), data, dense_desc(c.dims[static_cast<std::size_t>(c.second)]),
-                                    data);
+      const dnnl::binary::desc desc(binary_of(steps[0].mode), data, dense_desc(c.dims(c.second)), data);
       return PointwisePrimitiveDesc(std::make_shared<dnnl::binary::primitive_desc>(desc, attr, engine));
     }
     const Eltwise e = *eltwise_of(steps[0].mode);
@@ -184,29 +171,31 @@ Result<PointwisePrimitiveDesc> pointwise_primitive_desc(const Chain& c, int thre
 
 class OnednnPointwise final : public ExecutionKernel {
  public:
+  // Which tensor of the pattern each of oneDNN's arguments takes is fixed by
+  // the chain: decided here, once, not at every execution.
   OnednnPointwise(Chain chain, PointwisePrimitiveDesc pd, int threads)
-      : c_(std::move(chain)), pd_(std::move(pd)), primitive_(pd_->get()), threads_(threads) {}
-  std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
-  Error execute(const ExecutionArguments& args) override {
-    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
-    // The buffers of oneDNN's arguments first (a missing one is an error of
-    // the variant pack), then the memories and the run.
-    std::vector<std::pair<int, int>> bindings;  // oneDNN argument, tensor of the pattern
+      : c_(std::move(chain)), pd_(std::move(pd)), primitive_(pd_->get()), threads_(threads) {
     if (c_.second >= 0) {
-      bindings = {{DNNL_ARG_SRC_0, c_.first}, {DNNL_ARG_SRC_1, c_.second}};
+      bindings_ = {{DNNL_ARG_SRC_0, c_.first}, {DNNL_ARG_SRC_1, c_.second}};
     } else {
-      bindings = {{DNNL_ARG_SRC, c_.first}};
+      bindings_ = {{DNNL_ARG_SRC, c_.first}};
     }
-    bindings.push_back({DNNL_ARG_DST, c_.pattern.steps.back().out});
+    bindings_.push_back({DNNL_ARG_DST, c_.pattern.steps.back().out});
     // Post-ops are numbered without the identities, which add none.
     int post_op = 0;
     for (int other : c_.others) {
       if (other == -2) continue;
-      if (other >= 0) bindings.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op) | DNNL_ARG_SRC_1, other});
+      if (other >= 0) bindings_.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op) | DNNL_ARG_SRC_1, other});
       ++post_op;
     }
+  }
+  std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
+  Error execute(const ExecutionArguments& args) override {
+    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
+    // The buffers first (a missing one is an error of the variant pack),
+    // then the memories and the run.
     std::vector<float*> data;
-    for (const auto& [argument, t] : bindings) {
+    for (const auto& [argument, t] : bindings_) {
       Result<float*> buffer = float_buffer(args.variant_pack, c_.pattern.tensors[static_cast<std::size_t>(t)].uid,
                                            "a pointwise operand");
       if (!buffer.ok()) return buffer.error();
@@ -214,9 +203,9 @@ class OnednnPointwise final : public ExecutionKernel {
     }
     return run_onednn("pointwise chain execution", threads_, [&](const dnnl::engine& engine, dnnl::stream& stream) {
       std::unordered_map<int, dnnl::memory> arguments;
-      for (std::size_t i = 0; i < bindings.size(); ++i) {
-        const auto& [argument, t] = bindings[i];
-        arguments[argument] = dnnl::memory(dense_desc(c_.dims[static_cast<std::size_t>(t)]), engine, data[i]);
+      for (std::size_t i = 0; i < bindings_.size(); ++i) {
+        const auto& [argument, t] = bindings_[i];
+        arguments[argument] = dnnl::memory(dense_desc(c_.dims(t)), engine, data[i]);
       }
       arguments[DNNL_ARG_SCRATCHPAD] = dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace);
       primitive_.execute(stream, arguments);
@@ -228,6 +217,7 @@ class OnednnPointwise final : public ExecutionKernel {
   PointwisePrimitiveDesc pd_;
   dnnl::primitive primitive_;
   int threads_;
+  std::vector<std::pair<int, int>> bindings_;  // oneDNN argument, tensor of the pattern
 };
 
 }  // namespace

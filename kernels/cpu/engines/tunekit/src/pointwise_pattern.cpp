@@ -67,7 +67,7 @@ Result<PointwisePattern> match_pointwise(const graph::OperationGraph& graph) {
       return not_supported(fmt::format("tensor {} broadcasts other than along its leading dims against [{}]", t->describe(),
                                        fmt::join(p.dims, ", ")));
     }
-    p.tensors.push_back({t->get_uid(), t->get_is_virtual(), output, period});
+    p.tensors.push_back({t->get_uid(), t->get_is_virtual(), output, period, t->get_dim()});
     return static_cast<int>(p.tensors.size() - 1);
   };
   for (const graph::Operation& op : ops) {

@@ -25,6 +25,7 @@ struct PointwiseTensor {
   // Elements after which a broadcast operand repeats: the output's element
   // count for a tensor of the output's shape, 1 for a scalar, N for a row.
   std::int64_t period = 0;
+  std::vector<std::int64_t> dims;  // the tensor's (the output's rank)
 };
 
 struct PointwiseStep {
