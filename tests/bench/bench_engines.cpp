@@ -268,6 +268,10 @@ void report_nearest_shapes(Bench& bench, const std::vector<std::filesystem::path
       if (write_autotune_override(graph.operation_graph(), result, {device, bench.registry()}, {overrides}).ok()) ++tuned;
     }
     if (tuned < 2) continue;
+    const OverrideIndex index({read_override_file(overrides).value()});
+    OverrideLookupContext context;
+    context.registry = &bench.registry();
+    context.nearest_limit = nearest_shape_limit_from_environment();
     for (std::size_t set = 0; set + 1 < file.shape_sets.size(); ++set) {
       GraphShapeSet between = file.shape_sets[set];
       const GraphShapeSet& next = file.shape_sets[set + 1];
@@ -307,10 +311,6 @@ void report_nearest_shapes(Bench& bench, const std::vector<std::filesystem::path
       }
       // How far the tuned shape that stood in is (the policy's own lookup).
       std::string distance = "none";
-      OverrideLookupContext context;
-      context.registry = &bench.registry();
-      context.nearest_limit = nearest_shape_limit_from_environment();
-      const OverrideIndex index({read_override_file(overrides).value()});
       if (auto match = index.lookup(make_override_query(probe.operation_graph()).value(), context)) {
         if (match->nearest_distance) distance = fmt::format("{:.2f}", *match->nearest_distance);
       }
