@@ -1,4 +1,4 @@
-// The CPU convolution engines (tunekit's im2col and 1x1, oneDNN's with each
+// The CPU convolution engines (tunekit's im2col, 1x1 and direct, oneDNN's with each
 // algorithm and implementation) against a double-precision direct
 // convolution on random inputs: both layouts, padding, stride, dilation,
 // bias and relu, outputs poisoned first; workspace estimates against what
@@ -10,6 +10,7 @@
 
 #include <random>
 
+#include "engine_test_fixture.hpp"
 #include "tunekit/engines/conv_find_engine.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
@@ -150,6 +151,38 @@ TEST_F(ConvEngines, Im2colMatchesTheDoubleReferenceOnEveryLayoutPaddingStrideAnd
   }
 }
 
+// Output channels that fill no block of any path (37, 6), more than one
+// block, rows whose pixels end in a partial tile, filters of 1 to 5 taps a
+// side, both layouts with and without padding (the copied input and X read
+// in place), stride and dilation.
+const std::vector<ConvCase>& direct_cases() {
+  static const std::vector<ConvCase> cases{
+      {1, 7, 13, 17, 37, 3, 3, 1, 1, 1, true, true, true},   {1, 7, 13, 17, 37, 3, 3, 1, 1, 1, false, true, false},
+      {2, 6, 15, 15, 20, 3, 3, 0, 2, 2, true, false, true},  {1, 16, 9, 25, 70, 5, 5, 2, 1, 1, true, true, false},
+      {2, 12, 8, 8, 48, 1, 1, 0, 1, 1, true, true, true},    {1, 3, 23, 23, 8, 7, 7, 3, 2, 1, true, true, true},
+      {1, 5, 12, 10, 6, 1, 3, 0, 1, 1, false, false, false}, {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, true, true, true},
+      {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, false, true, true},
+  };
+  return cases;
+}
+
+TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    SCOPED_TRACE(std::string(cpu::to_string(isa)));
+    auto forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const auto* cases : {&general_cases(), &direct_cases()}) {
+      for (const ConvCase& c : *cases) {
+        check(kConvTunekitDirectEngine, c, {});
+        check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
+        // The input channels in parts (the last one shorter where they do
+        // not divide), Y holding the partial sums.
+        check(kConvTunekitDirectEngine, c, {{"channel_block", std::int64_t{16}}});
+      }
+    }
+  }
+}
+
 TEST_F(ConvEngines, OneByOneMatchesTheReferenceAndRefusesOtherFilters) {
   for (const ConvCase& c : general_cases()) {
     Graph graph;
@@ -184,11 +217,13 @@ TEST_F(ConvEngines, OnednnMatchesTheReferenceWithEachAlgorithmAndImplementation)
 }
 
 TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
-  for (const ConvCase& c : general_cases()) {
+  std::vector<ConvCase> cases = general_cases();
+  cases.insert(cases.end(), direct_cases().begin(), direct_cases().end());
+  for (const ConvCase& c : cases) {
     Graph graph;
     build(graph, c);
     ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
-    for (std::int64_t id : {kConvTunekitIm2colEngine, kConvTunekit1x1Engine, kConvOnednnEngine}) {
+    for (std::int64_t id : {kConvTunekitIm2colEngine, kConvTunekit1x1Engine, kConvTunekitDirectEngine, kConvOnednnEngine}) {
       const Engine& engine = *registry_->find(id);
       if (engine.check_applicable(graph.operation_graph(), device_).is_bad()) continue;
       const KnobValues knobs = engine.descriptor().resolve({});
@@ -199,6 +234,16 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
       EXPECT_EQ(*estimate, (*compiled)->workspace_size()) << engine.descriptor().name << " " << c.describe();
       if (id == kConvTunekitIm2colEngine) {
         EXPECT_EQ(*estimate, c.c * c.r * c.s * c.p() * c.q() * 4) << c.describe();
+      }
+      if (id == kConvTunekitDirectEngine) {
+        // The filter in whole blocks of output channels, plus the padded
+        // NHWC input when the input cannot be read in place.
+        const std::int64_t block = cpu::active_isa() == cpu::CpuIsa::AVX512 ? 32
+                                   : cpu::active_isa() == cpu::CpuIsa::AVX2 ? 16 : 8;
+        const std::int64_t filter = (c.k + block - 1) / block * block * c.c * c.r * c.s;
+        const bool copies = !c.nhwc || c.pad > 0;
+        const std::int64_t input = copies ? c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * c.c : 0;
+        EXPECT_EQ(*estimate, (filter + input) * 4) << c.describe();
       }
     }
   }
@@ -259,7 +304,7 @@ TEST_F(ConvEngines, ALayoutThatIsNeitherNchwNorNhwcIsRefused) {
   Tensor w = graph.tensor(TensorAttributes().set_uid(2).set_dim({3, 2, 3, 3}));
   conv(graph, x, w, {1, 3, 4, 4}, 1, 1, 1)->set_output(true).set_uid(4);
   ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
-  for (std::int64_t id : {kConvTunekitIm2colEngine, kConvOnednnEngine}) {
+  for (std::int64_t id : {kConvTunekitIm2colEngine, kConvTunekitDirectEngine, kConvOnednnEngine}) {
     const Error applicable = registry_->find(id)->check_applicable(graph.operation_graph(), device_);
     EXPECT_EQ(applicable.message(), "X must be densely packed NCHW or NHWC");
   }

@@ -109,7 +109,7 @@ ConvFindEngine::ConvFindEngine(std::vector<Candidate> candidates)
                   {threads_knob(), benchmarking_knob()},
                   40,
                   "chooses between the CPU convolution engines per shape: measured when primed "
-                  "(global.benchmarking), else the first that applies of oneDNN auto, tunekit 1x1, tunekit im2col"},
+                  "(global.benchmarking), else the first that applies of oneDNN auto, tunekit direct, tunekit 1x1, tunekit im2col"},
       candidates_(std::move(candidates)),
       choices_(std::make_shared<Choices>()) {}
 

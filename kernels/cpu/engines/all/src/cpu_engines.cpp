@@ -42,15 +42,16 @@ class FindEngineProvider final : public graph::EngineProvider {
     const auto onednn_conv = engine(onednn, kConvOnednnEngine);
     candidates.push_back(candidate(onednn_conv, {{"algorithm", std::string("auto")}}, "CPU_CONV_ONEDNN[algorithm=auto]"));
 #endif
+    candidates.push_back(candidate(engine(tunekit, kConvTunekitDirectEngine), {}, "CPU_CONV_TUNEKIT_DIRECT"));
     candidates.push_back(candidate(engine(tunekit, kConvTunekit1x1Engine), {}, "CPU_CONV_TUNEKIT_1X1"));
     candidates.push_back(candidate(engine(tunekit, kConvTunekitIm2colEngine), {}, "CPU_CONV_TUNEKIT_IM2COL"));
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
     candidates.push_back(candidate(onednn_conv, {{"algorithm", std::string("direct")}}, "CPU_CONV_ONEDNN[algorithm=direct]"));
     candidates.push_back(
         candidate(onednn_conv, {{"algorithm", std::string("winograd")}}, "CPU_CONV_ONEDNN[algorithm=winograd]"));
-    catalogue_ = "find-1-" + onednn.catalogue_version();
+    catalogue_ = "find-2-" + onednn.catalogue_version();
 #else
-    catalogue_ = "find-1";
+    catalogue_ = "find-2";
 #endif
     engines_.push_back(std::make_shared<ConvFindEngine>(std::move(candidates)));
   }

@@ -147,7 +147,8 @@ std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines() {
               EngineDescriptor{kConvTunekit1x1Engine, "CPU_CONV_TUNEKIT_1X1", {threads_knob()}, 11,
                                "a 1x1 convolution with stride 1 as tunekit's packed Gemm (NHWC: one product for the "
                                "whole batch)"},
-              Strategy::POINTWISE)};
+              Strategy::POINTWISE),
+          make_direct_conv_engine()};
 }
 
 }  // namespace tunekit::engines::detail

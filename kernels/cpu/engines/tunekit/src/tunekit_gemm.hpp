@@ -17,8 +17,10 @@ namespace tunekit::engines::detail {
 // else the portable defaults), capped at `threads`.
 Result<cpu::GemmKernel> session_gemm(int threads);
 
-// CPU_CONV_TUNEKIT_IM2COL and CPU_CONV_TUNEKIT_1X1.
+// CPU_CONV_TUNEKIT_IM2COL, CPU_CONV_TUNEKIT_1X1 and CPU_CONV_TUNEKIT_DIRECT.
 std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();
+// CPU_CONV_TUNEKIT_DIRECT (direct_conv_engine.cpp).
+std::shared_ptr<const graph::Engine> make_direct_conv_engine();
 // CPU_LAYERNORM_TUNEKIT and CPU_LAYERNORM_TUNEKIT_ONEPASS.
 std::vector<std::shared_ptr<const graph::Engine>> make_layernorm_engines();
 // CPU_REDUCTION_TUNEKIT and CPU_REDUCTION_TUNEKIT_SPLIT.

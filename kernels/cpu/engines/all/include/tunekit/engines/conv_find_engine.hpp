@@ -4,8 +4,8 @@
 // candidate on the real buffers when it executes and keeps the fastest for
 // the graph and thread count; a plan compiled afterwards runs that choice.
 // Without a measured choice it takes the first candidate that applies, in
-// this order: oneDNN's auto algorithm, tunekit's 1x1 Gemm, tunekit's im2col,
-// oneDNN's direct, oneDNN's Winograd. Knob: threads (and global.benchmarking).
+// this order: oneDNN's auto algorithm, tunekit's direct convolution,
+// tunekit's 1x1 Gemm, tunekit's im2col, oneDNN's direct, oneDNN's Winograd. Knob: threads (and global.benchmarking).
 // Workspace: a priming plan needs the largest of its candidates'; a plan's
 // estimate is its current choice's, which a priming run in between can change
 // (compile then reports the new choice's).

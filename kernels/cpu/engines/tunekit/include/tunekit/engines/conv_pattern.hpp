@@ -18,6 +18,7 @@ namespace tunekit::engines {
 struct ConvPattern {
   std::int64_t n = 0, c = 0, h = 0, w = 0;  // input
   std::int64_t k = 0, r = 0, s = 0;         // filter
+  std::int64_t groups = 1;                  // C and K split into this many independent convolutions
   std::int64_t p = 0, q = 0;                // output spatial dims
   std::int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   bool nhwc = false;

@@ -16,6 +16,11 @@
 //     one Gemm against the filter. Knob: threads.
 //   CPU_CONV_TUNEKIT_1X1 (111): a 1x1 conv_fprop with stride 1 and no
 //     padding as the Gemm itself, no workspace. Knob: threads.
+//   CPU_CONV_TUNEKIT_DIRECT (112): any conv_fprop of the pattern summed
+//     straight from the input in register tiles of pixels x output channels
+//     (the bias and relu applied on them). Workspace: the filter packed in
+//     blocks of the tile's channels, plus a padded NHWC copy of X when X is
+//     NCHW or the convolution pads. Knob: threads.
 //   CPU_LAYERNORM_TUNEKIT (120): a layernorm (layernorm_pattern.hpp), rows
 //     split between the threads, the statistics in two passes (mean, then
 //     squared deviations). Knob: threads. No workspace.
@@ -58,6 +63,7 @@ inline constexpr std::int64_t kMatmulTunekitEngine = 100;
 inline constexpr std::int64_t kMatmulTunekitRowSplitEngine = 101;
 inline constexpr std::int64_t kConvTunekitIm2colEngine = 110;
 inline constexpr std::int64_t kConvTunekit1x1Engine = 111;
+inline constexpr std::int64_t kConvTunekitDirectEngine = 112;
 inline constexpr std::int64_t kLayerNormTunekitEngine = 120;
 inline constexpr std::int64_t kLayerNormTunekitOnePassEngine = 121;
 inline constexpr std::int64_t kReductionTunekitEngine = 130;
@@ -73,7 +79,7 @@ class TunekitEngineProvider final : public graph::EngineProvider {
  public:
   TunekitEngineProvider();
   std::string name() const override { return "tunekit"; }
-  // "tunekit-<version>-engines-2": the tunekit_cpu library version and the
+  // "tunekit-<version>-engines-3": the tunekit_cpu library version and the
   // revision of these engines.
   std::string catalogue_version() const override;
   std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }

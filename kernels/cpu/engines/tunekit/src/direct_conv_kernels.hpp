@@ -1,0 +1,58 @@
+// Internal to tunekit_engines_tunekit: the register tiles of tunekit's direct
+// convolution (CPU_CONV_TUNEKIT_DIRECT), once per instruction-set path
+// (direct_conv.inl compiled by direct_conv_portable.cpp, _avx2.cpp and
+// _avx512.cpp), chosen like the row kernels by cpu::active_isa().
+//
+// A tile is `block_pixels` consecutive output pixels of one row times one
+// block of `block_k` output channels (two vector registers), held in
+// registers while the sum runs over every filter tap and input channel: per
+// channel two vector loads of the packed filter, one broadcast of each
+// pixel's input and two fused multiply-adds per pixel, the ratio of a Gemm
+// micro-kernel, without unrolling the patches into memory first.
+#pragma once
+
+#include <cstdint>
+
+#include "tunekit/cpu/isa.hpp"
+
+namespace tunekit::engines::detail {
+
+// One run of output pixels of one output row and one channel block. NHWC:
+// the pixels of a row are `pixel_step` floats apart in X (stride x C) and
+// `y_pixel_step` (K) in Y.
+struct DirectConvRow {
+  // Per tap (filter position): X at the first pixel's input for that tap,
+  // offset to the group's first input channel.
+  const float* const* taps = nullptr;
+  // The block's filter: tap_count x channels x block_k floats, taps in the
+  // order of `taps`, zeros past the group's last output channel.
+  const float* weights = nullptr;
+  std::int64_t tap_count = 0;
+  std::int64_t channels = 0;  // input channels of the group
+  std::int64_t pixel_step = 0;
+  std::int64_t pixels = 0;
+  float* y = nullptr;  // the first pixel's first channel of the block
+  std::int64_t y_pixel_step = 0;
+  std::int64_t valid_k = 0;      // channels of the block to store (at most block_k)
+  // Adds the sums to what Y holds (a later part of the input channels).
+  bool accumulate = false;
+  // The last part: the bias (block_k floats, zeros past valid_k) and the relu
+  // are applied before the store.
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
+struct DirectConvKernels {
+  int block_k;       // output channels per tile: two vectors
+  int block_pixels;  // output pixels per tile
+  void (*row)(const DirectConvRow& row);
+};
+
+const DirectConvKernels& direct_conv_kernels_portable() noexcept;
+const DirectConvKernels& direct_conv_kernels_avx2() noexcept;
+const DirectConvKernels& direct_conv_kernels_avx512() noexcept;
+
+// The path of `isa`.
+const DirectConvKernels& direct_conv_kernels(cpu::CpuIsa isa) noexcept;
+
+}  // namespace tunekit::engines::detail
