@@ -28,9 +28,10 @@ struct ConvCase {
   std::int64_t n, c, h, w, k, r, s;
   std::int64_t pad = 0, stride = 1, dilation = 1;
   bool nhwc = false, bias = false, relu = false;
+  std::int64_t groups = 1;
   std::string describe() const {
-    return fmt::format("{}x{}x{}x{} k{} {}x{} pad {} stride {} dilation {}{}{}{}", n, c, h, w, k, r, s, pad, stride,
-                       dilation, nhwc ? " nhwc" : " nchw", bias ? " +bias" : "", relu ? " +relu" : "");
+    return fmt::format("{}x{}x{}x{} k{} {}x{} pad {} stride {} dilation {} groups {}{}{}{}", n, c, h, w, k, r, s, pad,
+                       stride, dilation, groups, nhwc ? " nhwc" : " nchw", bias ? " +bias" : "", relu ? " +relu" : "");
   }
   std::int64_t p() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
   std::int64_t q() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
@@ -51,13 +52,14 @@ std::vector<float> random_values(std::size_t n, unsigned seed) {
 
 // conv_fprop of x and w into a new virtual tensor of `dims`.
 Tensor conv(Graph& graph, Tensor x, Tensor w, std::vector<std::int64_t> dims, std::int64_t pad, std::int64_t stride,
-            std::int64_t dilation) {
+            std::int64_t dilation, std::int64_t groups = 1) {
   Tensor y = std::make_shared<TensorAttributes>(TensorAttributes().set_dim(std::move(dims)).set_is_virtual(true));
   Operation op;
   op.kind = OperationKind::CONV_FPROP;
   op.inputs = {{"X", std::move(x)}, {"W", std::move(w)}};
   op.outputs = {{"Y", y}};
   op.list_attributes = {{"padding", {pad, pad}}, {"stride", {stride, stride}}, {"dilation", {dilation, dilation}}};
+  if (groups != 1) op.attributes["groups"] = groups;
   graph.add_operation(std::move(op));
   return y;
 }
@@ -75,8 +77,8 @@ class ConvEngines : public ::testing::Test {
   static void build(Graph& graph, const ConvCase& c) {
     Tensor x = graph.tensor(
         TensorAttributes().set_uid(1).set_dim({c.n, c.c, c.h, c.w}).set_stride(strides_of(c.n, c.c, c.h, c.w, c.nhwc)));
-    Tensor w = graph.tensor(TensorAttributes().set_uid(2).set_dim({c.k, c.c, c.r, c.s}));
-    Tensor y = conv(graph, x, w, {c.n, c.k, c.p(), c.q()}, c.pad, c.stride, c.dilation);
+    Tensor w = graph.tensor(TensorAttributes().set_uid(2).set_dim({c.k, c.c / c.groups, c.r, c.s}));
+    Tensor y = conv(graph, x, w, {c.n, c.k, c.p(), c.q()}, c.pad, c.stride, c.dilation, c.groups);
     y->set_stride(strides_of(c.n, c.k, c.p(), c.q(), c.nhwc));
     if (c.bias) y = graph.pointwise(y, graph.tensor(TensorAttributes().set_uid(3).set_dim({1, c.k, 1, 1})), PointwiseMode::ADD);
     if (c.relu) y = graph.pointwise(y, PointwiseMode::RELU);
@@ -86,7 +88,8 @@ class ConvEngines : public ::testing::Test {
   void check(std::int64_t engine, const ConvCase& c, const std::map<std::string, KnobValue>& knobs) {
     SCOPED_TRACE(registry_->find(engine)->descriptor().name + " " + c.describe());
     const std::vector<float> x = random_values(static_cast<std::size_t>(c.n * c.c * c.h * c.w), 21);
-    const std::vector<float> w = random_values(static_cast<std::size_t>(c.k * c.c * c.r * c.s), 22);
+    const std::int64_t cg = c.c / c.groups, kg = c.k / c.groups;
+    const std::vector<float> w = random_values(static_cast<std::size_t>(c.k * cg * c.r * c.s), 22);
     const std::vector<float> bias = random_values(static_cast<std::size_t>(c.k), 23);
     Graph graph;
     build(graph, c);
@@ -109,14 +112,14 @@ class ConvEngines : public ::testing::Test {
         for (std::int64_t oh = 0; oh < p; ++oh) {
           for (std::int64_t ow = 0; ow < q; ++ow) {
             double sum = c.bias ? bias[static_cast<std::size_t>(k)] : 0.0;
-            for (std::int64_t ch = 0; ch < c.c; ++ch) {
+            for (std::int64_t ch = k / kg * cg; ch < (k / kg + 1) * cg; ++ch) {
               for (std::int64_t r = 0; r < c.r; ++r) {
                 for (std::int64_t s = 0; s < c.s; ++s) {
                   const std::int64_t ih = oh * c.stride - c.pad + r * c.dilation;
                   const std::int64_t iw = ow * c.stride - c.pad + s * c.dilation;
                   if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
                   sum += static_cast<double>(x[static_cast<std::size_t>(in * xs[0] + ch * xs[1] + ih * xs[2] + iw * xs[3])]) *
-                         w[static_cast<std::size_t>(((k * c.c + ch) * c.r + r) * c.s + s)];
+                         w[static_cast<std::size_t>(((k * cg + ch % cg) * c.r + r) * c.s + s)];
                 }
               }
             }
@@ -164,6 +167,38 @@ const std::vector<ConvCase>& direct_cases() {
       {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, false, true, true},
   };
   return cases;
+}
+
+// Grouped convolutions: two groups, groups of one input channel and
+// several outputs, depthwise (one in, one out per group), in both layouts.
+const std::vector<ConvCase>& grouped_cases() {
+  static const std::vector<ConvCase> cases{
+      {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, true, true, true, 2},    {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, false, true, true, 2},
+      {1, 6, 10, 10, 18, 3, 3, 0, 2, 1, true, false, false, 6}, {1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40},
+      {1, 40, 9, 13, 40, 3, 3, 1, 2, 1, false, true, false, 40}, {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, true, true, false, 4},
+      {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, false, false, true, 4},
+  };
+  return cases;
+}
+
+TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
+  for (const ConvCase& c : grouped_cases()) {
+    Graph graph;
+    build(graph, c);
+    const Error built = graph.build_operation_graph(handle_.get());
+    ASSERT_TRUE(built.is_good()) << built.message();
+    for (std::int64_t id : {kConvTunekitIm2colEngine, kConvTunekit1x1Engine, kConvTunekitDirectEngine, kConvOnednnEngine,
+                            kConvFindEngine}) {
+      if (id == kConvTunekit1x1Engine && c.r != 1) continue;
+      check(id, c, {});
+    }
+    check(kConvFindEngine, c, {{"global.benchmarking", std::int64_t{1}}});
+  }
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    auto forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const ConvCase& c : grouped_cases()) check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
+  }
 }
 
 TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
@@ -219,6 +254,7 @@ TEST_F(ConvEngines, OnednnMatchesTheReferenceWithEachAlgorithmAndImplementation)
 TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
   std::vector<ConvCase> cases = general_cases();
   cases.insert(cases.end(), direct_cases().begin(), direct_cases().end());
+  cases.insert(cases.end(), grouped_cases().begin(), grouped_cases().end());
   for (const ConvCase& c : cases) {
     Graph graph;
     build(graph, c);
@@ -240,7 +276,8 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
         // NHWC input when the input cannot be read in place.
         const std::int64_t block = cpu::active_isa() == cpu::CpuIsa::AVX512 ? 32
                                    : cpu::active_isa() == cpu::CpuIsa::AVX2 ? 16 : 8;
-        const std::int64_t filter = (c.k + block - 1) / block * block * c.c * c.r * c.s;
+        const std::int64_t kg = c.k / c.groups;
+        const std::int64_t filter = c.groups * ((kg + block - 1) / block * block) * (c.c / c.groups) * c.r * c.s;
         const bool copies = !c.nhwc || c.pad > 0;
         const std::int64_t input = copies ? c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * c.c : 0;
         EXPECT_EQ(*estimate, (filter + input) * 4) << c.describe();

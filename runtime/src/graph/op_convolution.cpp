@@ -1,5 +1,7 @@
 // Convolutions: forward (X, W -> Y), data gradient (DY, W -> DX) and weight
-// gradient (X, DY -> DW), NC + spatial layout, with padding, stride, dilation.
+// gradient (X, DY -> DW), NC + spatial layout, with padding, stride, dilation
+// and groups: `groups` independent convolutions side by side, each of C /
+// groups input and K / groups output channels, so W is [K, C / groups, ...].
 #include <fmt/format.h>
 
 #include "op_check.hpp"
@@ -35,7 +37,8 @@ Error validate_convolution(const OpCheck& check) {
   if (kind == OperationKind::CONV_WGRAD) TUNEKIT_RETURN_IF_ERROR(check.ports({"X", "DY"}, {}, {"DW"}, {}));
   TUNEKIT_RETURN_IF_ERROR(check.attributes({{"padding", AttributeType::LIST},
                                             {"stride", AttributeType::LIST},
-                                            {"dilation", AttributeType::LIST}}));
+                                            {"dilation", AttributeType::LIST},
+                                            {"groups", AttributeType::INT, false}}));
   TUNEKIT_RETURN_IF_ERROR(check.rank_at_least(x, 3));
   const std::size_t rank = check.dims(x).size();
   TUNEKIT_RETURN_IF_ERROR(check.rank(w, rank));
@@ -53,8 +56,16 @@ Error validate_convolution(const OpCheck& check) {
 
   const auto& xd = check.dims(x);
   const auto& wd = check.dims(w);
-  if (wd[1] != xd[1]) {
-    return check.fail_port(w, fmt::format("has {} input channels but {} has {}", wd[1], x, xd[1]));
+  const std::int64_t groups = check.op().int_attribute("groups").value_or(1);
+  if (groups < 1) return check.fail(fmt::format("attribute 'groups' is {}; it must be at least 1", groups));
+  if (xd[1] % groups != 0 || wd[0] % groups != 0) {
+    return check.fail(fmt::format("attribute 'groups' is {}: it must divide both {}'s {} channels and {}'s {} filters",
+                                  groups, x, xd[1], w, wd[0]));
+  }
+  if (wd[1] * groups != xd[1]) {
+    if (groups == 1) return check.fail_port(w, fmt::format("has {} input channels but {} has {}", wd[1], x, xd[1]));
+    return check.fail_port(w, fmt::format("has {} input channels per group but {} has {} in {} groups ({} each)",
+                                          wd[1], x, xd[1], groups, xd[1] / groups));
   }
   std::vector<std::int64_t> expected{xd[0], wd[0]};
   for (std::size_t s = 0; s < spatial; ++s) {

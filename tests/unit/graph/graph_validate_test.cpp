@@ -93,6 +93,28 @@ TEST(GraphValidate, ConvolutionComputesOutputDims) {
             "conv_fprop 'conv': attribute 'stride' has 1 entries, expected 2 (one per spatial dim)");
 }
 
+TEST(GraphValidate, GroupedConvolutionsTakeTheChannelsOfOneGroupInTheFilter) {
+  const std::map<std::string, Value> four{{"groups", std::int64_t{4}}};
+  auto fprop = [](std::vector<std::int64_t> w, std::map<std::string, Value> attributes) {
+    return validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {2, 8, 6, 6})}, {"W", t("W", 2, w)}},
+                           {{"Y", t("Y", 3, {2, w[0], 6, 6})}}, std::move(attributes), {{"padding", {1, 1}}}));
+  };
+  EXPECT_EQ(fprop({12, 2, 3, 3}, four), "OK");
+  EXPECT_EQ(fprop({8, 1, 3, 3}, {{"groups", std::int64_t{8}}}), "OK");  // depthwise
+  EXPECT_EQ(fprop({12, 8, 3, 3}, four),
+            "conv_fprop 'conv': W tensor 'W' (uid 2): has 8 input channels per group but X has 8 in 4 groups (2 each)");
+  EXPECT_EQ(fprop({10, 2, 3, 3}, four),
+            "conv_fprop 'conv': attribute 'groups' is 4: it must divide both X's 8 channels and W's 10 filters");
+  EXPECT_EQ(fprop({12, 2, 3, 3}, {{"groups", std::int64_t{3}}}),
+            "conv_fprop 'conv': attribute 'groups' is 3: it must divide both X's 8 channels and W's 12 filters");
+  EXPECT_EQ(fprop({12, 2, 3, 3}, {{"groups", std::int64_t{0}}}),
+            "conv_fprop 'conv': attribute 'groups' is 0; it must be at least 1");
+  EXPECT_EQ(fprop({12, 2, 3, 3}, {{"groups", std::string("4")}}).rfind("conv_fprop 'conv': attribute 'groups'", 0), 0u);
+  EXPECT_EQ(validate_one(op(OperationKind::CONV_WGRAD, "wg", {{"X", t("X", 1, {2, 8, 8, 8})}, {"DY", t("DY", 2, {2, 4, 6, 6})}},
+                            {{"DW", t("DW", 3, {4, 4, 3, 3})}}, {{"groups", std::int64_t{2}}})),
+            "OK");
+}
+
 TEST(GraphValidate, PaddingAndDilationThatOverflowOutputDimsAreRejected) {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   EXPECT_EQ(validate_one(op(OperationKind::CONV_FPROP, "conv", {{"X", t("X", 1, {1, 1, 8})}, {"W", t("W", 2, {1, 1, 3})}},

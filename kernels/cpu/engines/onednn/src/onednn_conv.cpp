@@ -37,8 +37,16 @@ ConvDescs conv_descs(const ConvPattern& p) {
   const tag layout = p.nhwc ? tag::nhwc : tag::nchw;
   ConvDescs d;
   d.x = dnnl::memory::desc(dims{p.n, p.c, p.h, p.w}, data_type::f32, layout);
-  d.w_user = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::oihw);
-  d.w_any = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::any);
+  if (p.groups == 1) {
+    d.w_user = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::oihw);
+    d.w_any = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::any);
+  } else {
+    // oneDNN takes a grouped filter as [G, K/G, C/G, R, S]: the graph's
+    // [K, C/G, R, S] in the same order of memory.
+    const dims grouped{p.groups, p.k / p.groups, p.c / p.groups, p.r, p.s};
+    d.w_user = dnnl::memory::desc(grouped, data_type::f32, tag::goihw);
+    d.w_any = dnnl::memory::desc(grouped, data_type::f32, tag::any);
+  }
   d.y = dnnl::memory::desc(dims{p.n, p.k, p.p, p.q}, data_type::f32, layout);
   if (p.bias_uid >= 0) d.bias = dnnl::memory::desc(dims{p.k}, data_type::f32, tag::a);
   return d;

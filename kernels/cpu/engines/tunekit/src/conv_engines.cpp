@@ -79,28 +79,37 @@ class ConvKernel final : public ExecutionKernel {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
-    const std::int64_t crs = p_.c * p_.r * p_.s, pq = p_.p * p_.q, hw = p_.h * p_.w;
+    // Per group g: its cg input channels, kg filters (each cg*R*S long,
+    // consecutive in W) and kg output channels; one Gemm each.
+    const std::int64_t cg = p_.c / p_.groups, kg = p_.k / p_.groups;
+    const std::int64_t crs = p_.c * p_.r * p_.s, crs_g = cg * p_.r * p_.s, pq = p_.p * p_.q, hw = p_.h * p_.w;
+    const auto run = [&](Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                         std::int64_t lda, const float* bm, std::int64_t ldb, float* c, std::int64_t ldc) {
+      return gemm_.run(Transpose::NO, tb, m, n, k, 1.0f, a, lda, bm, ldb, 0.0f, c, ldc, cpu::GemmPath::AUTO, threads_);
+    };
     if (strategy_ == Strategy::POINTWISE && p_.nhwc) {
-      // The whole batch is one [N*H*W, C] x [C, K] product.
-      TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::YES, p_.n * hw, p_.k, p_.c, 1.0f, b->x, p_.c, b->w,
-                                        p_.c, 0.0f, b->y, p_.k, cpu::GemmPath::AUTO, threads_));
+      // The whole batch is one [N*H*W, cg] x [cg, kg] product per group.
+      for (std::int64_t g = 0; g < p_.groups; ++g) {
+        TUNEKIT_RETURN_IF_ERROR(run(Transpose::YES, p_.n * hw, kg, cg, b->x + g * cg, p_.c, b->w + g * kg * cg, cg,
+                                    b->y + g * kg, p_.k));
+      }
     } else {
       auto* col = static_cast<float*>(args.workspace);
       for (std::int64_t image = 0; image < p_.n; ++image) {
         const float* x = b->x + image * p_.c * hw;
         float* y = b->y + image * p_.k * pq;
-        if (strategy_ == Strategy::POINTWISE) {
-          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::NO, p_.k, hw, p_.c, 1.0f, b->w, p_.c, x, hw,
-                                            0.0f, y, hw, cpu::GemmPath::AUTO, threads_));
-          continue;
-        }
-        im2col(p_, x, col, threads_);
-        if (p_.nhwc) {
-          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::YES, pq, p_.k, crs, 1.0f, col, crs, b->w, crs,
-                                            0.0f, y, p_.k, cpu::GemmPath::AUTO, threads_));
-        } else {
-          TUNEKIT_RETURN_IF_ERROR(gemm_.run(Transpose::NO, Transpose::NO, p_.k, pq, crs, 1.0f, b->w, crs, col, pq,
-                                            0.0f, y, pq, cpu::GemmPath::AUTO, threads_));
+        if (strategy_ == Strategy::IM2COL) im2col(p_, x, col, threads_);
+        for (std::int64_t g = 0; g < p_.groups; ++g) {
+          const float* w = b->w + g * kg * crs_g;
+          if (strategy_ == Strategy::POINTWISE) {
+            TUNEKIT_RETURN_IF_ERROR(run(Transpose::NO, kg, hw, cg, w, cg, x + g * cg * hw, hw, y + g * kg * hw, hw));
+          } else if (p_.nhwc) {
+            // col is [P*Q, C*R*S]: the group's columns are consecutive.
+            TUNEKIT_RETURN_IF_ERROR(run(Transpose::YES, pq, kg, crs_g, col + g * crs_g, crs, w, crs_g, y + g * kg, p_.k));
+          } else {
+            // col is [C*R*S, P*Q]: the group's rows are consecutive.
+            TUNEKIT_RETURN_IF_ERROR(run(Transpose::NO, kg, pq, crs_g, w, crs_g, col + g * crs_g * pq, pq, y + g * kg * pq, pq));
+          }
         }
       }
     }

@@ -38,8 +38,9 @@ std::int64_t list_value(const Operation& op, const char* name, std::size_t i, st
 
 std::string ConvPattern::describe() const {
   std::string text = fmt::format("conv {}x{}x{}x{} * {}x{}x{}x{} pad {}x{} stride {}x{} dilation {}x{} ({})", n, c, h,
-                                 w, k, c, r, s, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w,
+                                 w, k, c / groups, r, s, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w,
                                  nhwc ? "nhwc" : "nchw");
+  if (groups > 1) text += fmt::format(" groups {}", groups);
   if (bias_uid >= 0) text += " + bias";
   if (relu) text += " + relu";
   return text;
@@ -72,6 +73,10 @@ Result<ConvPattern> match_conv(const graph::OperationGraph& graph) {
   p.pad_h = list_value(conv, "padding", 0, 0), p.pad_w = list_value(conv, "padding", 1, 0);
   p.stride_h = list_value(conv, "stride", 0, 1), p.stride_w = list_value(conv, "stride", 1, 1);
   p.dilation_h = list_value(conv, "dilation", 0, 1), p.dilation_w = list_value(conv, "dilation", 1, 1);
+  p.groups = conv.int_attribute("groups").value_or(1);
+  if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0 || wd[1] * p.groups != p.c) {
+    return not_supported(fmt::format("groups {} do not split X's {} and W's {} channels", p.groups, p.c, p.k));
+  }
   p.x_uid = x->get_uid(), p.w_uid = w->get_uid();
 
   for (std::size_t i = 1; i < ops.size(); ++i) {

@@ -1,6 +1,6 @@
 // The graphs the CPU convolution engines run: one float 2-D conv_fprop
 // (X [N, C, H, W], W [K, C, R, S] -> Y [N, K, P, Q], padding, stride and
-// dilation, no groups), optionally followed by a bias added per output
+// dilation, groups: W [K, C / groups, R, S]), optionally followed by a bias added per output
 // channel ([1, K, 1, 1] or [K]) and then a relu, each step reading the one
 // before it through a virtual tensor. X and Y are both NCHW or both NHWC
 // (by their strides, densely packed), W is KCRS, densely packed.
@@ -31,7 +31,7 @@ struct ConvPattern {
   double multiply_adds() const noexcept {
     return static_cast<double>(n) * k * p * q * c * r * s;
   }
-  // "conv 1x64x56x56 * 64x64x3x3 pad 1 stride 1 (nhwc) + bias + relu".
+  // "conv 1x64x56x56 * 64x64x3x3 pad 1x1 stride 1x1 dilation 1x1 (nhwc) groups 2 + bias + relu".
   std::string describe() const;
 };
 
