@@ -156,15 +156,17 @@ TEST_F(ConvEngines, Im2colMatchesTheDoubleReferenceOnEveryLayoutPaddingStrideAnd
 
 // Output channels that fill no block of any path (37, 6), more than one
 // block, rows whose pixels end in a partial tile, filters of 1 to 5 taps a
-// side, both layouts with and without padding (the copied input and X read
-// in place), stride and dilation.
+// side, both layouts with and without padding (border pixels with only the
+// taps inside X; a filter wider than the image, so that no pixel is
+// interior), stride and dilation.
 const std::vector<ConvCase>& direct_cases() {
   static const std::vector<ConvCase> cases{
       {1, 7, 13, 17, 37, 3, 3, 1, 1, 1, true, true, true},   {1, 7, 13, 17, 37, 3, 3, 1, 1, 1, false, true, false},
       {2, 6, 15, 15, 20, 3, 3, 0, 2, 2, true, false, true},  {1, 16, 9, 25, 70, 5, 5, 2, 1, 1, true, true, false},
       {2, 12, 8, 8, 48, 1, 1, 0, 1, 1, true, true, true},    {1, 3, 23, 23, 8, 7, 7, 3, 2, 1, true, true, true},
       {1, 5, 12, 10, 6, 1, 3, 0, 1, 1, false, false, false}, {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, true, true, true},
-      {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, false, true, true},
+      {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, false, true, true},   {1, 4, 3, 3, 16, 5, 5, 2, 1, 1, true, true, false},
+      {1, 4, 3, 3, 16, 5, 5, 2, 1, 1, false, true, false},
   };
   return cases;
 }
@@ -176,6 +178,7 @@ const std::vector<ConvCase>& grouped_cases() {
       {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, true, true, true, 2},    {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, false, true, true, 2},
       {1, 6, 10, 10, 18, 3, 3, 0, 2, 1, true, false, false, 6}, {1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40},
       {1, 40, 9, 13, 40, 3, 3, 1, 2, 1, false, true, false, 40}, {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, true, true, false, 4},
+      {1, 24, 5, 4, 24, 5, 5, 2, 1, 1, true, true, true, 24},
       {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, false, false, true, 4},
   };
   return cases;
@@ -272,14 +275,16 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
         EXPECT_EQ(*estimate, c.c * c.r * c.s * c.p() * c.q() * 4) << c.describe();
       }
       if (id == kConvTunekitDirectEngine) {
-        // The filter in whole blocks of output channels, plus the padded
-        // NHWC input when the input cannot be read in place.
+        // The filter in whole blocks of output channels, plus an NHWC copy
+        // of an NCHW input.
         const std::int64_t block = cpu::active_isa() == cpu::CpuIsa::AVX512 ? 32
                                    : cpu::active_isa() == cpu::CpuIsa::AVX2 ? 16 : 8;
+        // A depthwise one (groups = C = K) in blocks of channels.
         const std::int64_t kg = c.k / c.groups;
-        const std::int64_t filter = c.groups * ((kg + block - 1) / block * block) * (c.c / c.groups) * c.r * c.s;
-        const bool copies = !c.nhwc || c.pad > 0;
-        const std::int64_t input = copies ? c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * c.c : 0;
+        const bool depthwise = c.groups == c.c && c.groups == c.k;
+        const std::int64_t filter = depthwise ? (c.k + block - 1) / block * block * c.r * c.s
+                                              : c.groups * ((kg + block - 1) / block * block) * (c.c / c.groups) * c.r * c.s;
+        const std::int64_t input = c.nhwc ? 0 : c.n * c.h * c.w * c.c;
         EXPECT_EQ(*estimate, (filter + input) * 4) << c.describe();
       }
     }

@@ -83,6 +83,7 @@ std::vector<float> reference_conv(const ConvPattern& p, Buffers& buffers) {
   const std::vector<float>& w = buffers.data.at(p.w_uid);
   const std::vector<float>* bias = p.bias_uid >= 0 ? &buffers.data.at(p.bias_uid) : nullptr;
   std::vector<float> y(static_cast<std::size_t>(p.n * p.k * p.p * p.q));
+  const std::int64_t cg = p.c / p.groups, kg = p.k / p.groups;
   auto x_at = [&](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w_) {
     return p.nhwc ? x[static_cast<std::size_t>(((n * p.h + h) * p.w + w_) * p.c + c)]
                   : x[static_cast<std::size_t>(((n * p.c + c) * p.h + h) * p.w + w_)];
@@ -98,8 +99,9 @@ std::vector<float> reference_conv(const ConvPattern& p, Buffers& buffers) {
             for (std::int64_t s = 0; s < p.s; ++s) {
               const std::int64_t iw = ow * p.stride_w - p.pad_w + s * p.dilation_w;
               if (iw < 0 || iw >= p.w) continue;
-              for (std::int64_t c = 0; c < p.c; ++c) {
-                sum += static_cast<double>(x_at(n, c, ih, iw)) * w[static_cast<std::size_t>(((k * p.c + c) * p.r + r) * p.s + s)];
+              for (std::int64_t c = 0; c < cg; ++c) {  // the group's channels
+                sum += static_cast<double>(x_at(n, k / kg * cg + c, ih, iw)) *
+                       w[static_cast<std::size_t>(((k * cg + c) * p.r + r) * p.s + s)];
               }
             }
           }
@@ -272,7 +274,7 @@ TEST_F(SampleGraphs, EveryShapeSetHasEnginesFromTwoLibrariesThatMatchTheReferenc
       std::int64_t depth = 0;
       if (Result<ConvPattern> conv = match_conv(graph.operation_graph()); conv.ok()) {
         expected[conv->y_uid] = reference_conv(*conv, buffers);
-        depth = conv->c * conv->r * conv->s;
+        depth = conv->c / conv->groups * conv->r * conv->s;
       } else if (Result<LayerNormPattern> norm = match_layernorm(graph.operation_graph()); norm.ok()) {
         expected[norm->y_uid] = reference_layernorm(*norm, buffers);
         depth = 1;

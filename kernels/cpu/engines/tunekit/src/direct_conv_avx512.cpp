@@ -33,7 +33,7 @@ constexpr int kPixels = 12;
 }  // namespace
 
 const DirectConvKernels& direct_conv_kernels_avx512() noexcept {
-  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row};
+  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row, depthwise_row};
   return kernels;
 }
 

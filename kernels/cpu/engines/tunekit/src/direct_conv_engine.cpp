@@ -2,15 +2,21 @@
 // register tile by register tile (direct_conv_kernels.hpp), instead of
 // unrolling patches into memory first as im2col does. Per execution the
 // filter is packed into the workspace as [group][output channel block]
-// [input channel part][tap][input channel][block_k output channels], and the
-// input is copied there as padded NHWC when it is NCHW or padded, so that
-// the tiles see no border. The input channels may be summed part by part
-// (the channel_block knob), so that a part's filter stays in a nearer cache
-// while a whole output row reuses it, Y holding the partial sums; on a Zen 3
-// one pass over all channels was as fast or faster on the ResNet-50 layers
-// except the strided one at batch 4 (64 channels per part 10% faster), so
-// one pass is the default. Y in NCHW is written through a per-thread row of
-// the tile's layout.
+// [input channel part][tap][input channel][block_k output channels]; an
+// NCHW input is copied there as NHWC (the tiles read a pixel's channels
+// together) and Y in NCHW is written through a per-thread row of the tile's
+// layout. The padding is never materialised: the pixels of an output row
+// whose every tap lies inside X run as tiles, and each border pixel runs on
+// its own with only the taps that lie inside.
+//
+// The input channels may be summed part by part (the channel_block knob), so
+// that a part's filter stays in a nearer cache while a whole output row
+// reuses it, Y holding the partial sums; on a Zen 3 one pass over all
+// channels was as fast or faster on the ResNet-50 layers except the strided
+// one at batch 4 (64 channels per part 10% faster), so one pass is the
+// default. A depthwise convolution (groups = C = K) has tiles of its own,
+// whose lanes are channels: blocks of block_k groups, the filter packed as
+// [block][tap][block_k].
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -42,38 +48,57 @@ std::int64_t channels_per_part(std::int64_t channels, std::int64_t knob) {
 // Where each part of the workspace lies, in floats, for one pattern and path.
 struct DirectLayout {
   std::int64_t channels_in = 0, channels_out = 0;  // per group
-  std::int64_t blocks = 0;                         // channel blocks per group
+  std::int64_t blocks = 0;  // output channel blocks per group (depthwise: of groups)
   std::int64_t taps = 0;
   std::int64_t part = 0;           // input channels per part (the last may have fewer)
+  bool depthwise = false;          // one input and one output channel per group
   std::int64_t block_floats = 0;   // one block's packed filter
   std::int64_t filter_floats = 0;  // all of them
-  bool copies_input = false;
-  std::int64_t padded_h = 0, padded_w = 0;
-  std::int64_t input_floats = 0;  // the padded NHWC copy, when made
+  std::int64_t input_floats = 0;   // the NHWC copy of an NCHW input
 
   DirectLayout(const ConvPattern& p, const DirectConvKernels& kernels, std::int64_t channel_block) {
     channels_in = p.c / p.groups;
     channels_out = p.k / p.groups;
-    blocks = (channels_out + kernels.block_k - 1) / kernels.block_k;
     taps = p.r * p.s;
     part = channels_per_part(channels_in, channel_block);
-    block_floats = taps * channels_in * kernels.block_k;
-    filter_floats = p.groups * blocks * block_floats;
-    copies_input = !p.nhwc || p.pad_h > 0 || p.pad_w > 0;
-    padded_h = p.h + 2 * p.pad_h;
-    padded_w = p.w + 2 * p.pad_w;
-    input_floats = copies_input ? p.n * padded_h * padded_w * p.c : 0;
+    depthwise = channels_in == 1 && channels_out == 1;
+    if (depthwise) {
+      blocks = (p.groups + kernels.block_k - 1) / kernels.block_k;
+      block_floats = taps * kernels.block_k;
+      filter_floats = blocks * block_floats;
+    } else {
+      blocks = (channels_out + kernels.block_k - 1) / kernels.block_k;
+      block_floats = taps * channels_in * kernels.block_k;
+      filter_floats = p.groups * blocks * block_floats;
+    }
+    input_floats = p.nhwc ? 0 : p.n * p.h * p.w * p.c;
   }
   std::int64_t workspace_bytes() const {
     return (filter_floats + input_floats) * static_cast<std::int64_t>(sizeof(float));
   }
 };
 
+// The output pixels of a row whose every tap lies inside X: [first, last).
+struct InteriorPixels {
+  std::int64_t first = 0, last = 0;
+};
+
+InteriorPixels interior_pixels(const ConvPattern& p) {
+  // ow * stride - pad >= 0 and ow * stride - pad + (S - 1) * dilation <= W - 1.
+  InteriorPixels in;
+  in.first = std::min(p.q, (p.pad_w + p.stride_w - 1) / p.stride_w);
+  const std::int64_t reach = p.w - 1 + p.pad_w - (p.s - 1) * p.dilation_w;
+  in.last = reach < 0 ? 0 : std::min(p.q, reach / p.stride_w + 1);
+  in.last = std::max(in.last, in.first);
+  return in;
+}
+
 class DirectConvKernel final : public ExecutionKernel {
  public:
   DirectConvKernel(const ConvPattern& pattern, const DirectConvKernels& kernels, std::int64_t channel_block,
                    int threads)
-      : p_(pattern), kernels_(kernels), layout_(pattern, kernels, channel_block), threads_(threads) {}
+      : p_(pattern), kernels_(kernels), layout_(pattern, kernels, channel_block), interior_(interior_pixels(pattern)),
+        threads_(threads) {}
 
   std::int64_t workspace_size() const override { return layout_.workspace_bytes(); }
 
@@ -82,12 +107,16 @@ class DirectConvKernel final : public ExecutionKernel {
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
     auto* packed = static_cast<float*>(args.workspace);
-    float* copied = packed + layout_.filter_floats;
-    pack_filter(b->w, packed);
     const float* input = b->x;
-    if (layout_.copies_input) {
-      copy_input(b->x, copied);
+    if (!p_.nhwc) {
+      float* copied = packed + layout_.filter_floats;
+      copy_to_nhwc(b->x, copied);
       input = copied;
+    }
+    if (layout_.depthwise) {
+      pack_depthwise_filter(b->w, packed);
+    } else {
+      pack_filter(b->w, packed);
     }
     convolve(input, packed, b->bias, b->y);
     return Error::ok();
@@ -120,97 +149,171 @@ class DirectConvKernel final : public ExecutionKernel {
     }
   }
 
-  // X as NHWC with the padding as zeros: [n][padded_h][padded_w][c].
-  void copy_input(const float* x, float* out) const {
-    const std::int64_t hp = layout_.padded_h, wp = layout_.padded_w, c = p_.c;
-    const std::int64_t rows = p_.n * hp;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t row = 0; row < rows; ++row) {
-      const std::int64_t image = row / hp, ih = row % hp - p_.pad_h;
-      float* line = out + row * wp * c;
-      if (ih < 0 || ih >= p_.h) {
-        std::fill_n(line, wp * c, 0.0f);
-        continue;
-      }
-      std::fill_n(line, p_.pad_w * c, 0.0f);
-      std::fill_n(line + (p_.pad_w + p_.w) * c, p_.pad_w * c, 0.0f);
-      float* inside = line + p_.pad_w * c;
-      if (p_.nhwc) {
-        std::copy_n(x + (image * p_.h + ih) * p_.w * c, p_.w * c, inside);
-      } else {
-        const float* plane = x + image * c * p_.h * p_.w + ih * p_.w;
-        for (std::int64_t iw = 0; iw < p_.w; ++iw) {
-          for (std::int64_t ch = 0; ch < c; ++ch) inside[iw * c + ch] = plane[ch * p_.h * p_.w + iw];
+  // [block][r][s][j] = W[block * block_k + j][0][r][s], 0 past the last channel.
+  void pack_depthwise_filter(const float* w, float* packed) const {
+    const std::int64_t bk = kernels_.block_k;
+    for (std::int64_t block = 0; block < layout_.blocks; ++block) {
+      float* out = packed + block * layout_.block_floats;
+      for (std::int64_t t = 0; t < layout_.taps; ++t) {
+        for (std::int64_t j = 0; j < bk; ++j, ++out) {
+          const std::int64_t k = block * bk + j;
+          *out = k < p_.k ? w[k * layout_.taps + t] : 0.0f;
         }
       }
     }
   }
 
-  // Every (group, block, image, output row) is one task; tasks of one block
-  // follow each other, so that a thread keeps reusing that block's filter.
+  // NCHW X as NHWC: [n][h][w][c].
+  void copy_to_nhwc(const float* x, float* out) const {
+    const std::int64_t c = p_.c, plane = p_.h * p_.w;
+    const std::int64_t pixels = p_.n * plane;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::int64_t pixel = 0; pixel < pixels; ++pixel) {
+      const float* from = x + pixel / plane * c * plane + pixel % plane;
+      float* to = out + pixel * c;
+      for (std::int64_t ch = 0; ch < c; ++ch) to[ch] = from[ch * plane];
+    }
+  }
+
+  // What one task needs to run one output row of one channel block.
+  struct RowTask {
+    std::int64_t image = 0, oh = 0;
+    std::int64_t channel = 0;        // X's first channel of the part
+    const float* filter = nullptr;   // the part's filter, tap by tap
+    std::int64_t tap_floats = 0;     // its floats per tap
+    float* y = nullptr;              // the row's first pixel, first channel of the block
+    std::int64_t y_pixel_step = 0;
+  };
+
+  // The interior pixels of the row as tiles, then each border pixel alone
+  // with the taps that lie inside X (none: the bias alone, or 0).
+  void run_row(const RowTask& task, const float* input, DirectConvRow& row, std::vector<const float*>& taps,
+               std::vector<const float*>& tap_weights) const {
+    auto gather = [&](std::int64_t ow, bool every_column) {
+      std::int64_t n = 0;
+      for (std::int64_t r = 0; r < p_.r; ++r) {
+        const std::int64_t ih = task.oh * p_.stride_h - p_.pad_h + r * p_.dilation_h;
+        if (ih < 0 || ih >= p_.h) continue;
+        for (std::int64_t s = 0; s < p_.s; ++s) {
+          const std::int64_t iw = ow * p_.stride_w - p_.pad_w + s * p_.dilation_w;
+          if (!every_column && (iw < 0 || iw >= p_.w)) continue;
+          taps[static_cast<std::size_t>(n)] = input + ((task.image * p_.h + ih) * p_.w + iw) * p_.c + task.channel;
+          tap_weights[static_cast<std::size_t>(n)] = task.filter + (r * p_.s + s) * task.tap_floats;
+          ++n;
+        }
+      }
+      return n;
+    };
+    const auto kernel = layout_.depthwise ? kernels_.depthwise_row : kernels_.row;
+    row.y_pixel_step = task.y_pixel_step;
+    if (interior_.last > interior_.first) {
+      row.tap_count = gather(interior_.first, true);
+      row.pixels = interior_.last - interior_.first;
+      row.y = task.y + interior_.first * task.y_pixel_step;
+      kernel(row);
+    }
+    for (std::int64_t ow = 0; ow < p_.q; ++ow) {
+      if (ow == interior_.first) ow = std::max(ow, interior_.last);
+      if (ow >= p_.q) break;
+      row.tap_count = gather(ow, false);
+      row.pixels = 1;
+      row.y = task.y + ow * task.y_pixel_step;
+      kernel(row);
+    }
+  }
+
+  // Every (group, block, image, output row) is one task. The tasks of one
+  // block follow each other, so that a thread keeps reusing that block's
+  // filter; depthwise, whose filter is small, the blocks of one row follow
+  // each other instead, so that a thread reads X's rows whole and in order
+  // rather than 64 of each pixel's bytes per pass.
   void convolve(const float* input, const float* packed, const float* bias, float* y) const {
     const std::int64_t bk = kernels_.block_k, kg = layout_.channels_out, cg = layout_.channels_in;
-    const std::int64_t in_h = layout_.copies_input ? layout_.padded_h : p_.h;
-    const std::int64_t in_w = layout_.copies_input ? layout_.padded_w : p_.w;
-    const std::int64_t tasks = p_.groups * layout_.blocks * p_.n * p_.p;
+    const std::int64_t block_count = layout_.depthwise ? layout_.blocks : p_.groups * layout_.blocks;
+    const std::int64_t tasks = block_count * p_.n * p_.p;
 #pragma omp parallel num_threads(threads_)
     {
       std::vector<const float*> taps(static_cast<std::size_t>(layout_.taps));
-      // NCHW: the tile writes a row in its own layout here first.
+      std::vector<const float*> tap_weights(static_cast<std::size_t>(layout_.taps));
+      // NCHW: the tiles write a row in their own layout here first.
       std::vector<float> staged(p_.nhwc ? 0 : static_cast<std::size_t>(p_.q * bk));
       alignas(64) float block_bias[64] = {};
       DirectConvRow row;
       row.taps = taps.data();
-      row.tap_count = layout_.taps;
+      row.tap_weights = tap_weights.data();
       row.pixel_step = p_.stride_w * p_.c;
-      row.pixels = p_.q;
 #pragma omp for schedule(static)
-      for (std::int64_t task = 0; task < tasks; ++task) {
-        const std::int64_t oh = task % p_.p, image = task / p_.p % p_.n, gb = task / (p_.p * p_.n);
-        const std::int64_t g = gb / layout_.blocks, first = gb % layout_.blocks * bk;
-        const std::int64_t k0 = g * kg + first;  // the block's first channel of Y
-        row.valid_k = std::min(bk, kg - first);
+      for (std::int64_t t = 0; t < tasks; ++t) {
+        RowTask task;
+        std::int64_t gb = 0;
+        if (layout_.depthwise) {
+          gb = t % block_count;
+          task.oh = t / block_count % p_.p;
+          task.image = t / (block_count * p_.p);
+        } else {
+          task.oh = t % p_.p;
+          task.image = t / p_.p % p_.n;
+          gb = t / (p_.p * p_.n);
+        }
+        // The block's first channel of Y and its channels there.
+        std::int64_t k0 = 0;
+        if (layout_.depthwise) {
+          k0 = gb * bk;
+          row.valid_k = std::min(bk, p_.k - k0);
+        } else {
+          const std::int64_t first = gb % layout_.blocks * bk;
+          k0 = gb / layout_.blocks * kg + first;
+          row.valid_k = std::min(bk, kg - first);
+        }
         if (bias != nullptr) {
           for (std::int64_t j = 0; j < bk; ++j) block_bias[j] = j < row.valid_k ? bias[k0 + j] : 0.0f;
         }
-        if (p_.nhwc) {
-          row.y = y + ((image * p_.p + oh) * p_.q) * p_.k + k0;
-          row.y_pixel_step = p_.k;
-        } else {
-          row.y = staged.data();
-          row.y_pixel_step = bk;
-        }
+        task.y = p_.nhwc ? y + ((task.image * p_.p + task.oh) * p_.q) * p_.k + k0 : staged.data();
+        task.y_pixel_step = p_.nhwc ? p_.k : bk;
         const float* block_filter = packed + gb * layout_.block_floats;
-        for (std::int64_t c0 = 0; c0 < cg; c0 += layout_.part) {
-          row.channels = std::min(layout_.part, cg - c0);
-          row.weights = block_filter + layout_.taps * c0 * bk;
-          row.accumulate = c0 > 0;
-          const bool last = c0 + row.channels == cg;
-          row.bias = last && bias != nullptr ? block_bias : nullptr;
-          row.relu = last && p_.relu;
-          for (std::int64_t r = 0; r < p_.r; ++r) {
-            const std::int64_t ih = oh * p_.stride_h + r * p_.dilation_h;
-            for (std::int64_t s = 0; s < p_.s; ++s) {
-              taps[static_cast<std::size_t>(r * p_.s + s)] =
-                  input + ((image * in_h + ih) * in_w + s * p_.dilation_w) * p_.c + g * cg + c0;
-            }
+        if (layout_.depthwise) {
+          task.channel = k0;
+          task.filter = block_filter;
+          task.tap_floats = bk;
+          row.channels = 1;
+          row.accumulate = false;
+          row.bias = bias != nullptr ? block_bias : nullptr;
+          row.relu = p_.relu;
+          run_row(task, input, row, taps, tap_weights);
+        } else {
+          const std::int64_t group_channel = gb / layout_.blocks * cg;
+          for (std::int64_t c0 = 0; c0 < cg; c0 += layout_.part) {
+            row.channels = std::min(layout_.part, cg - c0);
+            task.channel = group_channel + c0;
+            task.filter = block_filter + layout_.taps * c0 * bk;
+            task.tap_floats = row.channels * bk;
+            row.accumulate = c0 > 0;
+            const bool last = c0 + row.channels == cg;
+            row.bias = last && bias != nullptr ? block_bias : nullptr;
+            row.relu = last && p_.relu;
+            run_row(task, input, row, taps, tap_weights);
           }
-          kernels_.row(row);
         }
-        if (!p_.nhwc) {
-          float* plane = y + (image * p_.k + k0) * p_.p * p_.q + oh * p_.q;
-          for (std::int64_t j = 0; j < row.valid_k; ++j) {
-            float* line = plane + j * p_.p * p_.q;
-            for (std::int64_t ow = 0; ow < p_.q; ++ow) line[ow] = staged[static_cast<std::size_t>(ow * bk + j)];
-          }
-        }
+        if (!p_.nhwc) scatter_nchw_row(staged.data(), row.valid_k, task.image, k0, task.oh, y);
       }
+    }
+  }
+
+  // A row of the tile's layout ([ow][block_k]) into NCHW planes.
+  void scatter_nchw_row(const float* staged, std::int64_t valid_k, std::int64_t image, std::int64_t k0,
+                        std::int64_t oh, float* y) const {
+    const std::int64_t bk = kernels_.block_k;
+    float* plane = y + (image * p_.k + k0) * p_.p * p_.q + oh * p_.q;
+    for (std::int64_t j = 0; j < valid_k; ++j) {
+      float* line = plane + j * p_.p * p_.q;
+      for (std::int64_t ow = 0; ow < p_.q; ++ow) line[ow] = staged[ow * bk + j];
     }
   }
 
   ConvPattern p_;
   const DirectConvKernels& kernels_;
   DirectLayout layout_;
+  InteriorPixels interior_;
   int threads_;
 };
 
@@ -230,8 +333,9 @@ graph::Knob channel_block_knob() {
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
   return std::make_shared<PatternEngine<ConvPattern>>(
       EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT", {threads_knob(), channel_block_knob()}, 10,
-                       "register tiles of output pixels x output channels summed straight from the input (padded "
-                       "NHWC copy when needed) against a packed filter, the bias and relu applied in registers"},
+                       "register tiles of output pixels x output channels (depthwise: x channels) summed straight "
+                       "from the input against a packed filter, border pixels on their own with the taps inside, "
+                       "the bias and relu applied in registers"},
       match_conv,
       [](const ConvPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
         return DirectLayout(p, direct_conv_kernels(cpu::active_isa()), knobs.get_int("channel_block", 0))

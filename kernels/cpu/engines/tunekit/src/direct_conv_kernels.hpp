@@ -24,9 +24,9 @@ struct DirectConvRow {
   // Per tap (filter position): X at the first pixel's input for that tap,
   // offset to the group's first input channel.
   const float* const* taps = nullptr;
-  // The block's filter: tap_count x channels x block_k floats, taps in the
-  // order of `taps`, zeros past the group's last output channel.
-  const float* weights = nullptr;
+  // Per tap, in the order of `taps`: the block's filter for it, channels x
+  // block_k floats, zeros past the group's last output channel.
+  const float* const* tap_weights = nullptr;
   std::int64_t tap_count = 0;
   std::int64_t channels = 0;  // input channels of the group
   std::int64_t pixel_step = 0;
@@ -46,6 +46,10 @@ struct DirectConvKernels {
   int block_k;       // output channels per tile: two vectors
   int block_pixels;  // output pixels per tile
   void (*row)(const DirectConvRow& row);
+  // The same for a depthwise convolution (one input and one output channel
+  // per group): the lanes are consecutive channels (groups) of one pixel,
+  // a tap's filter is block_k floats, `channels` is not read.
+  void (*depthwise_row)(const DirectConvRow& row);
 };
 
 const DirectConvKernels& direct_conv_kernels_portable() noexcept;

@@ -31,7 +31,7 @@ constexpr int kPixels = 6;
 }  // namespace
 
 const DirectConvKernels& direct_conv_kernels_portable() noexcept {
-  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row};
+  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row, depthwise_row};
   return kernels;
 }
 
