@@ -110,14 +110,21 @@ class Bench {
     return samples[samples.size() / 2];
   }
 
-  // Times each non-reference engine that applies, at its defaults and on one thread.
+  // Times each non-reference engine that applies, at its defaults and on one
+  // thread; oneDNN's convolution also with its direct algorithm (the
+  // reference of tunekit's convolutions).
   std::vector<Candidate> time_candidates(const GraphMaker& make, Buffers& buffers) {
     std::vector<Candidate> candidates;
     for (const auto& engine : registry_->engines()) {
       const std::int64_t id = engine->descriptor().id;
       const std::string provider = registry_->origin(id)->provider;
       if (provider == "tunekit-cpu-reference") continue;
-      for (const auto& knobs : std::vector<std::map<std::string, KnobValue>>{{}, {{"threads", std::int64_t{1}}}}) {
+      std::vector<std::map<std::string, KnobValue>> knob_sets{{}, {{"threads", std::int64_t{1}}}};
+      if (id == engines::kConvOnednnEngine) {
+        knob_sets.push_back({{"algorithm", std::string("direct")}});
+        knob_sets.push_back({{"algorithm", std::string("direct")}, {"threads", std::int64_t{1}}});
+      }
+      for (const auto& knobs : knob_sets) {
         Graph graph = make();
         if (graph.create_execution_plan_ext(id, knobs).is_bad() || graph.build_plans(BuildPlanPolicy::ALL).is_bad()) {
           continue;
@@ -156,6 +163,7 @@ struct CaseResult {
   std::vector<Candidate> candidates;
   std::string heuristic;
   double heuristic_ms = 0;
+  bool convolution = false;
   const Candidate& winner() const {
     return *std::min_element(candidates.begin(), candidates.end(),
                              [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
@@ -164,6 +172,26 @@ struct CaseResult {
     double best = HUGE_VAL;
     for (const Candidate& c : candidates) {
       if (c.provider == provider) best = std::min(best, c.ms);
+    }
+    return best;
+  }
+  // The fastest candidate of `provider` (nullptr when none ran).
+  const Candidate* fastest_of(const std::string& provider) const {
+    const Candidate* best = nullptr;
+    for (const Candidate& c : candidates) {
+      if (c.provider == provider && (best == nullptr || c.ms < best->ms)) best = &c;
+    }
+    return best;
+  }
+  // oneDNN's convolution with its direct algorithm, best over its knobs.
+  double onednn_direct() const {
+    double best = HUGE_VAL;
+    for (const Candidate& c : candidates) {
+      auto algorithm = c.knobs.find("algorithm");
+      if (c.engine == engines::kConvOnednnEngine && algorithm != c.knobs.end() && algorithm->second.as_string() &&
+          *algorithm->second.as_string() == "direct") {
+        best = std::min(best, c.ms);
+      }
     }
     return best;
   }
@@ -375,6 +403,7 @@ int main(int argc, char** argv) {
       Buffers buffers(probe.operation_graph());
       CaseResult result;
       result.name = file.name + " [" + file.shape_sets[set].name + "]";
+      result.convolution = engines::match_conv(probe.operation_graph()).ok();
       result.candidates = bench.time_candidates(make, buffers);
       if (result.candidates.empty()) continue;
       std::tie(result.heuristic, result.heuristic_ms) = bench.time_heuristic(make, buffers);
@@ -430,6 +459,17 @@ int main(int argc, char** argv) {
     const double tk = c.best_of("tunekit"), dnn = c.best_of("onednn");
     std::printf("%-36s %10.4f %12.4f %12.4f %14.3f %12.3f\n", c.name.c_str(), c.copy_ms, tk, dnn, dnn / tk,
                 c.copy_ms / tk);
+  }
+
+  std::printf("\nconvolutions: tunekit's fastest engine against oneDNN's direct algorithm (its fastest implementation"
+              " and thread count; ratio: oneDNN direct's time over tunekit's)\n");
+  std::printf("%-42s %-48s %12s %16s %8s\n", "graph [shape set]", "tunekit's fastest", "tunekit ms",
+              "onednn direct ms", "ratio");
+  for (const CaseResult& c : cases) {
+    const Candidate* tk = c.fastest_of("tunekit");
+    if (!c.convolution || tk == nullptr) continue;
+    std::printf("%-42s %-48s %12.4f %16.4f %8.3f\n", c.name.c_str(), tk->plan.c_str(), tk->ms, c.onednn_direct(),
+                c.onednn_direct() / tk->ms);
   }
 
   report_nearest_shapes(bench, files, cases, options);

@@ -216,6 +216,9 @@ TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
         // The input channels in parts (the last one shorter where they do
         // not divide), Y holding the partial sums.
         check(kConvTunekitDirectEngine, c, {{"channel_block", std::int64_t{16}}});
+        // Both task orders, whichever auto chose.
+        check(kConvTunekitDirectEngine, c, {{"order", std::string("rows")}});
+        check(kConvTunekitDirectEngine, c, {{"order", std::string("blocks")}, {"channel_block", std::int64_t{32}}});
       }
     }
   }

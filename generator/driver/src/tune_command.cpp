@@ -84,17 +84,18 @@ void print_table(const Problem& p) {
   print_sweep_notes(p);
   if (!p.error.empty()) fmt::print("  failed: {}\n", p.error);
   if (p.results.empty()) return;
-  fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  {}\n", "rank", "engine", "knobs", "min ms",
-             "avg ms", "stddev ms", "iters", "workspace", "status");
+  fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  {}\n", "rank", "engine", "knobs",
+             "min ms", "avg ms", "stddev ms", "iters", "workspace", "compile ms", "status");
   for (const auto& r : p.results) {
     const std::string knobs = graph::describe_knob_settings(r.knob_settings);
     if (r.succeeded) {
-      fmt::print("  {:>4}  {:<24} {:<18} {:>12.6f} {:>12.6f} {:>12.6f} {:>6} {:>10}  {}\n", r.rank, r.engine_name, knobs,
-                 r.min_time_ms, r.avg_time_ms, r.stddev_ms, r.iterations_run, r.workspace_size,
-                 r.rank == 0 ? "winner" : "ok");
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12.6f} {:>12.6f} {:>12.6f} {:>6} {:>10} {:>10.3f}  {}\n", r.rank,
+                 r.engine_name, knobs, r.min_time_ms, r.avg_time_ms, r.stddev_ms, r.iterations_run, r.workspace_size,
+                 r.compile_time_ms, r.rank == 0 ? "winner" : "ok");
     } else {
-      fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10}  failed: {}\n", "-", r.engine_name, knobs, "-",
-                 "-", "-", r.iterations_run, r.workspace_size, r.error_message);
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  failed: {}\n", "-", r.engine_name,
+                 knobs, "-", "-", "-", r.iterations_run, r.workspace_size,
+                 r.compiled ? fmt::format("{:.3f}", r.compile_time_ms) : std::string("-"), r.error_message);
     }
   }
 }
@@ -134,6 +135,7 @@ nlohmann::json problem_json(const Problem& p) {
                           {"stddev_ms", r.stddev_ms},
                           {"iterations_run", r.iterations_run},
                           {"workspace_size", r.workspace_size},
+                          {"compile_time_ms", r.compile_time_ms},
                           {"rank", r.rank},
                           {"succeeded", r.succeeded},
                           {"error_message", r.error_message}});

@@ -28,6 +28,7 @@ AutotuneResult identity(const ExecutionPlan& plan, const AutotuneConfig& config)
   result.estimated_workspace_size = plan.estimated_workspace;
   result.compiled = plan.compiled();
   result.workspace_size = plan.compiled() ? plan.workspace_size : -1;
+  result.compile_time_ms = plan.compiled() ? plan.compile_ms : 0.0;
   result.mode_used = config.mode;
   result.strategy_used = config.strategy;
   result.supports_exhaustive = plan.engine && plan.engine->descriptor().supports_exhaustive();
@@ -125,6 +126,7 @@ void compile_all(std::vector<Candidate>& candidates, const Graph::Impl& g) {
     c.plan_index = next_index++;
     c.result.compiled = true;
     c.result.workspace_size = c.plan->workspace_size;
+    c.result.compile_time_ms = c.plan->compile_ms;
   }
   log::info("autotune: compilation: {} compiled, {} failed", compiled, failed);
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <exception>
 
 namespace tunekit::graph::detail {
@@ -60,6 +61,16 @@ Error check_plan_support(ExecutionPlan& plan, const OperationGraph& graph, const
 Error compile_plan(ExecutionPlan& plan, const OperationGraph& graph, platform::Device& device) {
   plan.kernel.reset();
   plan.workspace_size = -1;
+  // Compile time is the engine's own cost (primitive creation, JIT, weight
+  // layouts chosen), kept apart from the timed executions.
+  const auto start = std::chrono::steady_clock::now();
+  struct StopWatch {
+    ExecutionPlan& plan;
+    std::chrono::steady_clock::time_point start;
+    ~StopWatch() {
+      plan.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+  } stop_watch{plan, start};
   auto fail = [&](PlanState state, ErrorCode code, std::string text) {
     plan.state = state;
     plan.failure = std::move(text);

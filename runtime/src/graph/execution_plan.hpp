@@ -28,6 +28,7 @@ struct ExecutionPlan {
   std::string barred;   // non-empty: excluded by a deselect_* criterion, with the reason
   std::unique_ptr<ExecutionKernel> kernel;
   std::int64_t workspace_size = -1;  // compiled workspace; -1 until compiled
+  double compile_ms = 0.0;           // wall time of the last compile and finalize
 
   bool compiled() const noexcept { return state == PlanState::COMPILED; }
   // "engine_name" or "engine_name[k=v, ...]".

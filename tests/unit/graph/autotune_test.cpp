@@ -93,6 +93,42 @@ TEST_F(Autotune, PlanSpecPathRanksByMinTimeAndExecutesTheWinner) {
   EXPECT_EQ(engines[1]->counters().executions, before + 1);
 }
 
+// "slow" takes 40 ms of real time to compile: its compile time says so,
+// its timed executions do not.
+void expect_compile_time_apart(const std::vector<AutotuneResult>& results) {
+  ASSERT_EQ(results.size(), 3u);
+  for (const AutotuneResult& r : results) {
+    SCOPED_TRACE(r.engine_name);
+    if (r.engine_name == "slow") {
+      EXPECT_GE(r.compile_time_ms, 40.0);
+      EXPECT_LT(r.compile_time_ms, 10000.0);
+      EXPECT_DOUBLE_EQ(r.min_time_ms, 4.0);  // the simulated execution alone
+    } else {
+      EXPECT_GE(r.compile_time_ms, 0.0);
+      EXPECT_LT(r.compile_time_ms, 40.0);
+    }
+  }
+}
+
+TEST_F(Autotune, CompileTimeIsReportedApartFromTheTimedExecutionsOnThePlanSpecPath) {
+  engines[0]->behaviour().compile_sleep_ms = 40;
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), fixed(), {}, &results).is_good());
+  expect_compile_time_apart(results);
+}
+
+TEST_F(Autotune, CompileTimeIsReportedApartFromTheTimedExecutionsOnTheCompiledPlanPath) {
+  engines[0]->behaviour().compile_sleep_ms = 40;
+  build();
+  ASSERT_TRUE(graph.create_execution_plans().is_good());
+  ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), fixed(), {}, &results).is_good());
+  expect_compile_time_apart(results);
+}
+
 TEST_F(Autotune, EveryCandidateGetsExactlyOneResultWithItsDisposition) {
   FakeBehaviour deselected = behaviour(10, "deselected", 0.5);
   add(deselected);

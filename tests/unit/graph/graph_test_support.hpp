@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tunekit/core/log.hpp"
@@ -88,6 +90,7 @@ struct FakeBehaviour {
   // Per-execution costs cycled in order (overrides cost_ms when not empty).
   std::vector<double> cost_script;
   bool fail_compile = false;
+  double compile_sleep_ms = 0;  // real time compile takes (compile time is wall time)
   bool fail_finalize = false;
   bool fail_execute = false;
   bool throw_execute = false;
@@ -145,6 +148,9 @@ class FakeEngine final : public Engine {
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph&, const KnobValues& knobs,
                                                    platform::Device&) const override {
     ++counters_->compiles;
+    if (b_.compile_sleep_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(b_.compile_sleep_ms));
+    }
     if (b_.fail_compile) return Error(ErrorCode::COMPILE_FAILED, "compiler said no");
     if (b_.fail_when_primed && knobs.get_int(kBenchmarkingKnob) == 1) {
       return Error(ErrorCode::COMPILE_FAILED, "cannot prime");

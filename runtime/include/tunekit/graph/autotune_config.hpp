@@ -79,6 +79,9 @@ struct AutotuneResult {
   // this flag rather than the sign.
   bool compiled = false;
   std::int64_t workspace_size = 0;            // bytes, compiled
+  // Wall time of the candidate's compile and finalize (engine setup such as
+  // primitive creation), never part of the timed executions; 0 when not compiled.
+  double compile_time_ms = 0.0;
   std::int64_t estimated_workspace_size = 0;  // pre-compile estimate (plan-spec path)
   int compiled_plan_index = -1;
   TuneMode mode_used = TuneMode::STANDARD;
