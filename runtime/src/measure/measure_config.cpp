@@ -17,12 +17,13 @@ std::string_view to_string(Strategy strategy) noexcept {
   switch (strategy) {
     case Strategy::FIXED_AVERAGE: return "fixed_average";
     case Strategy::RUN_UNTIL_STABLE: return "run_until_stable";
+    case Strategy::RACE: return "race";
   }
   return "unknown";
 }
 
 std::optional<Strategy> parse_strategy(std::string_view name) noexcept {
-  for (Strategy strategy : {Strategy::FIXED_AVERAGE, Strategy::RUN_UNTIL_STABLE}) {
+  for (Strategy strategy : {Strategy::FIXED_AVERAGE, Strategy::RUN_UNTIL_STABLE, Strategy::RACE}) {
     if (to_string(strategy) == name) return strategy;
   }
   return std::nullopt;
@@ -55,6 +56,16 @@ Error validate(const MeasureConfig& config) {
         return invalid(fmt::format(
             "stability_threshold must be strictly between 0 and 1 for run_until_stable, got {}",
             config.stability_threshold));
+      }
+      return Error::ok();
+    case Strategy::RACE:
+      // A median of one sample has no interval to compare.
+      if (config.race_min_samples < 2) {
+        return invalid(fmt::format("race_min_samples must be at least 2 for race, got {}", config.race_min_samples));
+      }
+      if (config.max_iterations < config.race_min_samples) {
+        return invalid(fmt::format("max_iterations must be at least race_min_samples ({}) for race, got {}",
+                                   config.race_min_samples, config.max_iterations));
       }
       return Error::ok();
   }

@@ -1,4 +1,5 @@
-// FIXED_AVERAGE and RUN_UNTIL_STABLE timing loops and the warmup loop.
+// FIXED_AVERAGE and RUN_UNTIL_STABLE timing loops (and RACE of a lone
+// candidate), the checks shared with the race, and the warmup loop.
 #include "tunekit/measure/timed_run_loop.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <span>
 #include <utility>
 
+#include "sample_checks.hpp"
 #include "tunekit/measure/statistics.hpp"
 
 namespace tunekit::measure {
@@ -20,6 +22,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Samples are stored up front for typical counts only: a huge max_iterations
 // that converges early must not allocate (or throw bad_alloc) for nothing.
 constexpr int kReserveLimit = 1024;
+
+}  // namespace
+
+namespace detail {
 
 // Why a sample cannot be a duration, or nullopt when it can.
 std::optional<std::string> reject_reason(double sample, int iteration) {
@@ -43,7 +49,11 @@ void fill_statistics(MeasureOutcome& outcome) {
   outcome.stddev_ms = population_stddev(outcome.samples);
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::fail;
+using detail::fill_statistics;
+using detail::reject_reason;
 
 MeasureOutcome run_timed_loop(const MeasureConfig& config, const TimeOnce& time_once,
                               const ProgressCallback& on_progress) {
@@ -58,7 +68,10 @@ MeasureOutcome run_timed_loop(const MeasureConfig& config, const TimeOnce& time_
   }
 
   const bool until_stable = config.strategy == Strategy::RUN_UNTIL_STABLE;
-  const int limit = until_stable ? config.max_iterations : config.timed_iterations;
+  // A race of one candidate has nobody to be compared with: its minimum samples.
+  const int limit = until_stable                          ? config.max_iterations
+                    : config.strategy == Strategy::RACE ? config.race_min_samples
+                                                          : config.timed_iterations;
   const auto window = static_cast<std::size_t>(config.window_size);
   outcome.samples.reserve(static_cast<std::size_t>(std::min(limit, kReserveLimit)));
 
