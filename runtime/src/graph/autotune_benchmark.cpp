@@ -1,6 +1,7 @@
-// Timing one plan for autotune: timed warm-up, device sync, then
-// run_timed_loop over a BatchedSampler whose clock is the handle stream's
-// timer, so executions below the timer's resolution are timed in batches.
+// Timing plans for autotune: timed warm-up, device sync, then run_timed_loop
+// (or the race, over several plans) on BatchedSamplers whose clock is the
+// handle stream's timer, so executions below the timer's resolution are
+// timed in batches.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,24 +21,26 @@ constexpr double kFallbackResolutionSeconds = 1e-9;
 
 }  // namespace
 
-BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request) {
-  BenchmarkOutcome outcome;
+PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& request) {
+  PreparedBenchmark prepared;
   platform::Stream& stream = request.handle.stream();
   platform::Device& device = request.handle.device();
-  auto run = [&]() -> Error {
-    return execute_plan(plan, request.variant_pack, request.workspace, plan.workspace_size, stream);
+  // Pointers, not references to locals: the sampler runs the plan after this
+  // function returns (the race takes its samples later).
+  auto run = [plan = &plan, pack = &request.variant_pack, workspace = request.workspace, stream = &stream]() -> Error {
+    return execute_plan(*plan, *pack, workspace, plan->workspace_size, *stream);
   };
 
   // The timer exists before the warm-up, whose executions are timed too.
   Result<std::unique_ptr<platform::Timer>> created = device.create_timer(stream);
   if (!created.ok()) {
-    outcome.failure = "failed benchmark: cannot create a timer: " + created.error().message();
-    return outcome;
+    prepared.failure = "failed benchmark: cannot create a timer: " + created.error().message();
+    return prepared;
   }
   std::shared_ptr<platform::Timer> timer = std::move(created).value();
   if (Error started = timer->start(); started.is_bad()) {
-    outcome.failure = "failed benchmark: timer start: " + started.message();
-    return outcome;
+    prepared.failure = "failed benchmark: timer start: " + started.message();
+    return prepared;
   }
   // Seconds since the start point: each read records a stop event and waits for it.
   auto clock = [timer]() -> double {
@@ -45,23 +48,36 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
     Result<double> elapsed = timer->elapsed_ms();
     return elapsed.ok() ? *elapsed / 1e3 : kNaN;
   };
-  const std::string name = plan.name();
   measure::BatchedSamplerOptions options;
   const double resolution = timer->resolution_ms() / 1e3;
   options.clock_resolution_s = resolution > 0.0 && std::isfinite(resolution) ? resolution : kFallbackResolutionSeconds;
-  options.log_prefix = fmt::format("autotune: '{}':", name);
-  measure::BatchedSampler sampler(clock, run, {}, options);
+  options.log_prefix = fmt::format("autotune: '{}':", plan.name());
+  prepared.sampler.emplace(clock, run, measure::BatchedSampler::Synchronize{}, options);
 
-  if (Error warm = sampler.warm_up(request.config.warmup_iterations); warm.is_bad()) {
-    outcome.failure = "failed warmup: " + warm.message();
-    return outcome;
+  if (Error warm = prepared.sampler->warm_up(request.config.warmup_iterations); warm.is_bad()) {
+    prepared.failure = "failed warmup: " + warm.message();
+    return prepared;
   }
   // The device is idle before this plan's timed runs start.
   if (Error synced = device.synchronize(); synced.is_bad()) {
-    outcome.failure = "failed benchmark: device synchronize: " + synced.message();
+    prepared.failure = "failed benchmark: device synchronize: " + synced.message();
+  }
+  return prepared;
+}
+
+void record_batching(const measure::BatchedSampler& sampler, BenchmarkOutcome& outcome) {
+  outcome.batch_size = sampler.batch_size();
+  if (sampler.calibration()) outcome.calibration_executions = sampler.calibration()->extra_executions;
+}
+
+BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request) {
+  BenchmarkOutcome outcome;
+  PreparedBenchmark prepared = prepare_benchmark(plan, request);
+  if (!prepared.failure.empty()) {
+    outcome.failure = std::move(prepared.failure);
     return outcome;
   }
-
+  const std::string name = plan.name();
   auto progress = [&](const measure::IterationProgress& p) {
     if (std::isnan(p.window_cov)) {
       log::debug("autotune: '{}' iteration {}: {:.6f} ms", name, p.iteration, p.sample_ms);
@@ -70,9 +86,8 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
                  p.window_cov);
     }
   };
-  outcome.measured = measure::run_timed_loop(to_measure_config(request.config), sampler.time_once(), progress);
-  outcome.batch_size = sampler.batch_size();
-  if (sampler.calibration()) outcome.calibration_executions = sampler.calibration()->extra_executions;
+  outcome.measured = measure::run_timed_loop(to_measure_config(request.config), prepared.sampler->time_once(), progress);
+  record_batching(*prepared.sampler, outcome);
   if (outcome.measured.failed) outcome.failure = "failed benchmark: " + outcome.measured.message;
   return outcome;
 }

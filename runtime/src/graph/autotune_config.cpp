@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <limits>
 
 namespace tunekit::graph {
 
@@ -26,7 +28,15 @@ measure::MeasureConfig to_measure_config(const AutotuneConfig& config) {
   measure.max_iterations = config.max_iterations;
   measure.window_size = config.window_size;
   measure.stability_threshold = config.stability_threshold;
+  measure.race_min_samples = config.race_min_samples;
   return measure;
+}
+
+measure::ComparisonConfig to_comparison_config(const AutotuneConfig& config) {
+  measure::ComparisonConfig comparison;
+  comparison.tie_band = config.tie_band;
+  comparison.confidence = config.confidence;
+  return comparison;
 }
 
 Error validate(const AutotuneConfig& config) {
@@ -37,7 +47,8 @@ Error validate(const AutotuneConfig& config) {
       config.priming_failure_policy != PrimingFailurePolicy::BENCHMARK_UNPRIMED) {
     return {ErrorCode::INVALID_VALUE, "priming_failure_policy is not a known PrimingFailurePolicy"};
   }
-  return measure::validate(to_measure_config(config));
+  if (Error measure = measure::validate(to_measure_config(config)); measure.is_bad()) return measure;
+  return measure::validate(to_comparison_config(config));
 }
 
 namespace {
@@ -73,15 +84,77 @@ bool is_reordering(const std::vector<AutotuneResult>& before, const std::vector<
   return true;
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The deterministic order inside a tie group: engine id, then the knob
+// settings' text with the settings sorted by knob id.
+std::string knob_key(const AutotuneResult& r) {
+  std::vector<KnobSetting> sorted = r.knob_settings;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.knob_id < b.knob_id; });
+  return describe_knob_settings(sorted);
+}
+bool by_tie_rule(const AutotuneResult& a, const AutotuneResult& b) {
+  if (a.engine_id != b.engine_id) return a.engine_id < b.engine_id;
+  return knob_key(a) < knob_key(b);
+}
+
+// Fills each entry's comparison with the fastest (front of `by_time`, sorted
+// by min_time_ms) and returns whether it belongs to the fastest's tie group.
+std::vector<bool> compare_with_fastest(std::vector<AutotuneResult>& by_time,
+                                       const measure::ComparisonConfig& comparison) {
+  std::vector<bool> tied(by_time.size(), false);
+  if (by_time.empty()) return tied;
+  AutotuneResult& fastest = by_time.front();
+  fastest.ratio_to_fastest = fastest.ratio_low = fastest.ratio_high = kNaN;
+  fastest.verdict_against_fastest.clear();
+  tied[0] = true;
+  for (std::size_t i = 1; i < by_time.size(); ++i) {
+    AutotuneResult& r = by_time[i];
+    const measure::Comparison c = measure::compare_times(r.samples_ms, fastest.samples_ms, comparison);
+    r.ratio_to_fastest = c.ratio;
+    r.ratio_low = c.ratio_low;
+    r.ratio_high = c.ratio_high;
+    r.verdict_against_fastest = std::string(measure::to_string(c.verdict));
+    // NaN ratios (too few samples) compare false: never tied.
+    tied[i] = c.verdict != measure::Verdict::SLOWER && c.ratio <= 1.0 + comparison.tie_band;
+  }
+  return tied;
+}
+
+// The tie group first in the tie rule's order, then the rest by time.
+void apply_tie_rule(std::vector<AutotuneResult>& by_time, const std::vector<bool>& tied) {
+  std::vector<AutotuneResult> group, rest;
+  for (std::size_t i = 0; i < by_time.size(); ++i) {
+    by_time[i].tied_with_fastest = tied[i];
+    (tied[i] ? group : rest).push_back(std::move(by_time[i]));
+  }
+  std::stable_sort(group.begin(), group.end(), by_tie_rule);
+  by_time = std::move(group);
+  for (auto& r : rest) by_time.push_back(std::move(r));
+}
+
 }  // namespace
 
 void rank_autotune_results(std::vector<AutotuneResult>& results, const AutotuneRankingFn& ranking_fn,
-                           std::string* fallback_reason) {
+                           std::string* fallback_reason, const measure::ComparisonConfig* comparison) {
   std::vector<AutotuneResult> succeeded;
   std::vector<AutotuneResult> failed;
   for (auto& result : results) (result.succeeded ? succeeded : failed).push_back(std::move(result));
 
   std::stable_sort(succeeded.begin(), succeeded.end(), by_min_time);
+  for (auto& result : failed) {
+    result.tied_with_fastest = false;
+    result.ratio_to_fastest = result.ratio_low = result.ratio_high = kNaN;
+    result.verdict_against_fastest.clear();
+  }
+  if (comparison) {
+    const std::vector<bool> tied = compare_with_fastest(succeeded, *comparison);
+    if (!ranking_fn && comparison->tie_band > 0.0) {
+      apply_tie_rule(succeeded, tied);
+    } else {
+      for (auto& result : succeeded) result.tied_with_fastest = false;
+    }
+  }
   if (ranking_fn) {
     std::vector<AutotuneResult> custom = succeeded;
     std::string reason;

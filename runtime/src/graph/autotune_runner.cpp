@@ -8,6 +8,8 @@
 
 #include "autotune_runner.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/measure/race.hpp"
+#include "tunekit/measure/statistics.hpp"
 
 namespace tunekit::graph::detail {
 namespace {
@@ -71,7 +73,8 @@ void publish(std::vector<Candidate>& candidates, const AutotuneConfig& config, s
   ranked.clear();
   for (auto& c : candidates) ranked.push_back(c.result);
   std::string fallback;
-  rank_autotune_results(ranked, config.ranking_fn, &fallback);
+  const measure::ComparisonConfig comparison = to_comparison_config(config);
+  rank_autotune_results(ranked, config.ranking_fn, &fallback, &comparison);
   if (!fallback.empty()) log::warn("autotune: ranking by min_time_ms instead: {}", fallback);
   if (out) *out = ranked;
 }
@@ -159,35 +162,93 @@ void check_workspaces(std::vector<Candidate>& candidates, const Graph::Impl& g, 
   }
 }
 
-void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& request) {
-  for (auto& c : candidates) {
-    if (c.settled) continue;
-    log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c.plan->name(), c.result.engine_id, c.plan_index);
-    const BenchmarkOutcome outcome = benchmark_plan(*c.plan, request);
-    const auto& m = outcome.measured;
-    c.result.compiled_plan_index = c.plan_index;
-    c.result.iterations_run = m.iterations_run;
-    c.result.converged = m.converged;
-    c.result.batch_size = outcome.batch_size;
-    c.result.calibration_executions = outcome.calibration_executions;
-    c.result.min_time_ms = m.min_ms;
-    c.result.avg_time_ms = m.avg_ms;
-    c.result.stddev_ms = m.stddev_ms;
-    if (!outcome.failure.empty()) {
-      c.result.succeeded = false;
-      c.result.error_message = outcome.failure;
-      log::warn("autotune: '{}' (engine id {}) failed: {}", c.plan->name(), c.result.engine_id, outcome.failure);
+// Copies a timing outcome into the candidate's result and logs it.
+void record(Candidate& c, const BenchmarkOutcome& outcome) {
+  const auto& m = outcome.measured;
+  c.result.compiled_plan_index = c.plan_index;
+  c.result.iterations_run = m.iterations_run;
+  c.result.converged = m.converged;
+  c.result.batch_size = outcome.batch_size;
+  c.result.calibration_executions = outcome.calibration_executions;
+  c.result.min_time_ms = m.min_ms;
+  c.result.avg_time_ms = m.avg_ms;
+  c.result.stddev_ms = m.stddev_ms;
+  c.result.samples_ms = m.samples;
+  c.result.median_time_ms = m.samples.empty() ? 0.0 : measure::median(m.samples);
+  if (!outcome.failure.empty()) {
+    c.result.succeeded = false;
+    c.result.error_message = outcome.failure;
+    log::warn("autotune: '{}' (engine id {}) failed: {}", c.plan->name(), c.result.engine_id, outcome.failure);
+    return;
+  }
+  c.result.succeeded = true;
+  if (outcome.batch_size > 1) {
+    log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "
+              "executions to choose the batch)",
+              c.plan->name(), outcome.batch_size, outcome.calibration_executions);
+  }
+  log::info("autotune: '{}': min {:.6f} ms, median {:.6f} ms, avg {:.6f} ms, stddev {:.6f} ms, {} iterations, {} "
+            "(batch of {})",
+            c.plan->name(), m.min_ms, c.result.median_time_ms, m.avg_ms, m.stddev_ms, m.iterations_run,
+            m.converged ? "converged" : "not converged", outcome.batch_size);
+}
+
+void benchmark_one_by_one(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
+  for (Candidate* c : pending) {
+    log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c->plan->name(), c->result.engine_id,
+              c->plan_index);
+    record(*c, benchmark_plan(*c->plan, request));
+  }
+}
+
+// RACE: every candidate is warmed up first, then the race interleaves their
+// timed samples and drops the slower ones.
+void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
+  std::vector<PreparedBenchmark> prepared;
+  std::vector<Candidate*> racers;
+  std::vector<measure::TimeOnce> samplers;
+  for (Candidate* c : pending) {
+    log::info("autotune: warming up '{}' (engine id {}, plan {}) for the race", c->plan->name(), c->result.engine_id,
+              c->plan_index);
+    PreparedBenchmark p = prepare_benchmark(*c->plan, request);
+    if (!p.failure.empty()) {
+      BenchmarkOutcome failed;
+      failed.failure = std::move(p.failure);
+      record(*c, failed);
       continue;
     }
-    c.result.succeeded = true;
-    if (outcome.batch_size > 1) {
-      log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "
-                "executions to choose the batch)",
-                c.plan->name(), outcome.batch_size, outcome.calibration_executions);
+    samplers.push_back(p.sampler->time_once());
+    racers.push_back(c);
+    prepared.push_back(std::move(p));
+  }
+  const measure::ComparisonConfig comparison = to_comparison_config(request.config);
+  const measure::RaceOutcome outcome = measure::run_race(to_measure_config(request.config), comparison, samplers);
+  log::info("autotune: race of {} candidates ended after {} rounds ({}), {} timed samples", racers.size(),
+            outcome.rounds, measure::to_string(outcome.end), outcome.samples_taken);
+  for (std::size_t i = 0; i < racers.size(); ++i) {
+    const measure::RaceEntry& entry = outcome.entries[i];
+    BenchmarkOutcome b;
+    b.measured = entry.measured;
+    record_batching(*prepared[i].sampler, b);
+    if (entry.measured.failed) b.failure = "failed benchmark: " + entry.measured.message;
+    racers[i]->result.eliminated_after_round = entry.eliminated_after_round;
+    if (entry.eliminated_after_round >= 0) {
+      log::info("autotune: '{}' left the race after round {}: {}", racers[i]->plan->name(),
+                entry.eliminated_after_round, measure::describe(entry.against_leader, comparison));
     }
-    log::info("autotune: '{}': min {:.6f} ms, avg {:.6f} ms, stddev {:.6f} ms, {} iterations, {} (batch of {})",
-              c.plan->name(), m.min_ms, m.avg_ms, m.stddev_ms, m.iterations_run,
-              m.converged ? "converged" : "not converged", outcome.batch_size);
+    record(*racers[i], b);
+  }
+}
+
+void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& request) {
+  std::vector<Candidate*> pending;
+  for (auto& c : candidates) {
+    if (!c.settled) pending.push_back(&c);
+  }
+  if (request.config.strategy == AutotuneStrategy::RACE && pending.size() > 1) {
+    race(pending, request);
+  } else {
+    benchmark_one_by_one(pending, request);
   }
 }
 
@@ -284,6 +345,12 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
       g.active_plan = static_cast<std::size_t>(c.plan_index);
     }
     break;
+  }
+  const auto tied = std::count_if(ranked.begin(), ranked.end(), [](const auto& r) { return r.tied_with_fastest; });
+  if (tied > 1) {
+    log::info("autotune: {} candidates tie with the fastest within {:g}%: the winner is the first by engine id, then "
+              "knobs",
+              tied, config.tie_band * 100.0);
   }
   log::info("autotune: winner '{}' (engine id {}, {}) at {:.6f} ms", winner.engine_name, winner.engine_id,
             describe_knob_settings(winner.knob_settings), winner.min_time_ms);

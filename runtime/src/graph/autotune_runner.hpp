@@ -12,6 +12,7 @@
 
 #include "execution_plan.hpp"
 #include "graph_impl.hpp"
+#include "tunekit/measure/batched_sampler.hpp"
 #include "tunekit/measure/timed_run_loop.hpp"
 
 namespace tunekit::graph::detail {
@@ -53,6 +54,15 @@ struct BenchmarkOutcome {
   std::int64_t calibration_executions = 0;  // run only to choose the batch size
 };
 BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request);
+
+// A plan warmed up, its batch size chosen and the device synchronized, ready
+// for timed samples (sampler->time_once()); failure says why it is not.
+struct PreparedBenchmark {
+  std::string failure;
+  std::optional<measure::BatchedSampler> sampler;
+};
+PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& request);
+void record_batching(const measure::BatchedSampler& sampler, BenchmarkOutcome& outcome);
 
 enum class PrimingStatus { PRIMED, SKIPPED_WORKSPACE, FAILED };
 struct PrimingOutcome {

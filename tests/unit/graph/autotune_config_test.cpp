@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace tunekit::graph {
@@ -144,6 +146,122 @@ TEST(RankAutotuneResults, FunctionThatAddsRemovesOrChangesEntriesIsIgnored) {
     EXPECT_EQ(ids(results), (std::vector<std::int64_t>{2, 1}));
     EXPECT_EQ(reason, "the ranking function added, removed or changed entries");
   }
+}
+
+// A succeeded result whose samples are `typical` ms with multiplicative
+// noise; min_time_ms is their minimum, as the runner reports it.
+AutotuneResult timed(std::int64_t id, double typical, double spread, int count, std::uint32_t seed,
+                     std::vector<KnobSetting> knobs = {}) {
+  std::mt19937 rng(seed);
+  std::lognormal_distribution<double> noise(0.0, spread);
+  AutotuneResult r = ok(id, 0.0);
+  for (int i = 0; i < count; ++i) r.samples_ms.push_back(typical * noise(rng));
+  r.min_time_ms = *std::min_element(r.samples_ms.begin(), r.samples_ms.end());
+  r.knob_settings = std::move(knobs);
+  return r;
+}
+
+TEST(TieRule, CandidatesWithinTheBandAreOrderedByEngineIdAndTheSlowerFollowByTime) {
+  const measure::ComparisonConfig comparison;  // 2% at 95%
+  // 9 is fastest; 4 is 0.5% slower (a tie); 2 is 30% slower; 6 is 10% slower.
+  std::vector<AutotuneResult> results{timed(9, 1.0, 0.002, 20, 1), timed(2, 1.3, 0.002, 20, 2), failed(7),
+                                      timed(4, 1.005, 0.002, 20, 3), timed(6, 1.1, 0.002, 20, 4)};
+  rank_autotune_results(results, nullptr, nullptr, &comparison);
+  EXPECT_EQ(ids(results), (std::vector<std::int64_t>{4, 9, 6, 2, 7}));
+  EXPECT_EQ(ranks(results), (std::vector<int>{0, 1, 2, 3, -1}));
+  EXPECT_TRUE(results[0].tied_with_fastest);
+  EXPECT_TRUE(results[1].tied_with_fastest);
+  EXPECT_FALSE(results[2].tied_with_fastest);
+  EXPECT_FALSE(results[4].tied_with_fastest);
+  // Figures against the fastest (9): the tie with its interval, the slower ones.
+  EXPECT_EQ(results[0].verdict_against_fastest, "tie");
+  EXPECT_NEAR(results[0].ratio_to_fastest, 1.005, 0.002);
+  EXPECT_LE(results[0].ratio_low, results[0].ratio_to_fastest);
+  EXPECT_GE(results[0].ratio_high, results[0].ratio_to_fastest);
+  EXPECT_TRUE(std::isnan(results[1].ratio_to_fastest));
+  EXPECT_TRUE(results[1].verdict_against_fastest.empty());
+  EXPECT_EQ(results[2].verdict_against_fastest, "slower");
+  EXPECT_NEAR(results[3].ratio_to_fastest, 1.3, 0.01);
+  EXPECT_TRUE(std::isnan(results[4].ratio_to_fastest));
+}
+
+TEST(TieRule, TheWinnerOfATieDoesNotDependOnWhichOneTheNoiseMadeFaster) {
+  const measure::ComparisonConfig comparison;
+  // Equal engines measured again and again: the noise changes which is
+  // fastest, never which wins.
+  int eight_was_faster = 0;
+  for (std::uint32_t run = 0; run < 20; ++run) {
+    std::vector<AutotuneResult> results{timed(8, 1.0, 0.003, 30, 100 + run), timed(3, 1.0, 0.003, 30, 200 + run)};
+    eight_was_faster += results[0].min_time_ms < results[1].min_time_ms ? 1 : 0;
+    rank_autotune_results(results, nullptr, nullptr, &comparison);
+    EXPECT_EQ(results[0].engine_id, 3) << "run " << run;
+  }
+  EXPECT_GT(eight_was_faster, 3);
+  EXPECT_LT(eight_was_faster, 17);
+}
+
+TEST(TieRule, UndecidedWithinTheBandTiesButBeyondItDoesNot) {
+  const measure::ComparisonConfig comparison;
+  // Three noisy samples: every comparison is undecided; the point estimate decides membership.
+  std::vector<AutotuneResult> results{timed(5, 1.0, 0.05, 3, 5), timed(1, 1.01, 0.0001, 3, 6),
+                                      timed(2, 1.2, 0.05, 3, 7)};
+  results[1].samples_ms = {1.004, 1.005, 1.006};
+  results[1].min_time_ms = 1.004;
+  results[0].samples_ms = {1.0, 0.99, 1.06};
+  results[0].min_time_ms = 0.99;
+  rank_autotune_results(results, nullptr, nullptr, &comparison);
+  EXPECT_EQ(ids(results), (std::vector<std::int64_t>{1, 5, 2}));
+  EXPECT_EQ(results[0].verdict_against_fastest, "undecided");
+  EXPECT_FALSE(results[2].tied_with_fastest);
+}
+
+TEST(TieRule, KnobsBreakTiesOfOneEngineAndTooFewSamplesNeverTie) {
+  const measure::ComparisonConfig comparison;
+  std::vector<AutotuneResult> results{timed(3, 1.0, 0.001, 20, 8, {{"tile", std::int64_t{64}}}),
+                                      timed(3, 1.001, 0.001, 20, 9, {{"tile", std::int64_t{32}}}),
+                                      timed(1, 1.0, 0.0, 1, 10)};
+  results[2].min_time_ms = 1.0005;
+  rank_autotune_results(results, nullptr, nullptr, &comparison);
+  EXPECT_EQ(results[0].knob_settings[0].value, KnobValue{std::int64_t{32}});
+  EXPECT_EQ(results[1].knob_settings[0].value, KnobValue{std::int64_t{64}});
+  EXPECT_EQ(results[2].engine_id, 1);  // one sample: no interval, no tie
+  EXPECT_EQ(results[2].verdict_against_fastest, "undecided");
+  EXPECT_FALSE(results[2].tied_with_fastest);
+}
+
+TEST(TieRule, AZeroBandOrACustomRankingKeepsTheirOrderButTheFiguresAreFilled) {
+  measure::ComparisonConfig no_band;
+  no_band.tie_band = 0.0;
+  std::vector<AutotuneResult> results{timed(9, 1.0, 0.002, 20, 11), timed(4, 1.005, 0.002, 20, 12)};
+  rank_autotune_results(results, nullptr, nullptr, &no_band);
+  EXPECT_EQ(ids(results), (std::vector<std::int64_t>{9, 4}));
+  EXPECT_FALSE(results[0].tied_with_fastest);
+  EXPECT_EQ(results[1].verdict_against_fastest, "slower");
+
+  const measure::ComparisonConfig comparison;
+  std::vector<AutotuneResult> custom{timed(9, 1.0, 0.002, 20, 11), timed(4, 1.005, 0.002, 20, 12),
+                                     timed(1, 2.0, 0.002, 20, 13)};
+  auto reverse_by_time = [](std::vector<AutotuneResult>& rs) { std::reverse(rs.begin(), rs.end()); };
+  rank_autotune_results(custom, reverse_by_time, nullptr, &comparison);
+  EXPECT_EQ(ids(custom), (std::vector<std::int64_t>{1, 4, 9}));
+  EXPECT_EQ(custom[0].verdict_against_fastest, "slower");
+  EXPECT_EQ(custom[1].verdict_against_fastest, "tie");
+}
+
+TEST(AutotuneConfig, RaceAndComparisonParametersAreValidated) {
+  AutotuneConfig c;
+  c.strategy = AutotuneStrategy::RACE;
+  EXPECT_FALSE(validate(c).is_bad());
+  c.race_min_samples = 1;
+  EXPECT_EQ(validate(c).message(), "race_min_samples must be at least 2 for race, got 1");
+  c = {};
+  c.tie_band = 1.5;
+  EXPECT_EQ(validate(c).message(), "tie_band must be at least 0 and below 1, got 1.5");
+  c = {};
+  c.confidence = 0.0;
+  EXPECT_EQ(validate(c).message(), "confidence must be strictly between 0 and 1, got 0");
+  EXPECT_EQ(to_comparison_config(AutotuneConfig{}).tie_band, 0.02);
+  EXPECT_EQ(to_comparison_config(AutotuneConfig{}).confidence, 0.95);
 }
 
 TEST(TuneMode, NamesRoundTrip) {

@@ -13,6 +13,7 @@
 
 #include "tunekit/core/error.hpp"
 #include "tunekit/graph/knob.hpp"
+#include "tunekit/measure/comparison.hpp"
 #include "tunekit/measure/measure_config.hpp"
 
 namespace tunekit::graph {
@@ -24,7 +25,7 @@ enum class TuneMode {
 std::string_view to_string(TuneMode mode) noexcept;  // "standard", "exhaustive"
 std::optional<TuneMode> parse_tune_mode(std::string_view name) noexcept;
 
-using AutotuneStrategy = measure::Strategy;  // FIXED_AVERAGE, RUN_UNTIL_STABLE
+using AutotuneStrategy = measure::Strategy;  // FIXED_AVERAGE, RUN_UNTIL_STABLE, RACE
 
 enum class PrimingFailurePolicy {
   ABORT_ON_PRIMING_FAILURE,  // autotune() stops and returns the priming error
@@ -43,6 +44,13 @@ struct AutotuneConfig {
   int max_iterations = 100;   // RUN_UNTIL_STABLE: window_size >= 2, max_iterations >= window_size,
   int window_size = 3;        // 0 < stability_threshold < 1
   double stability_threshold = 0.05;
+  int race_min_samples = 5;  // RACE: samples each candidate has before the first elimination; <= max_iterations
+  // The one comparison (measure/comparison.hpp): candidates whose medians are
+  // within tie_band of the fastest's, and not shown slower at `confidence`,
+  // tie with it and are ordered by engine id, then knobs (see
+  // rank_autotune_results). 0 turns ties off: the order is by min_time_ms only.
+  double tie_band = 0.02;
+  double confidence = 0.95;
   std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
   AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
@@ -61,6 +69,22 @@ struct AutotuneResult {
   double min_time_ms = 0.0;
   double avg_time_ms = 0.0;
   double stddev_ms = 0.0;  // population (divides by N)
+  double median_time_ms = 0.0;
+  std::vector<double> samples_ms;  // the accepted timed samples, per execution, in the order taken
+
+  // This candidate against the fastest succeeded one (the smallest
+  // min_time_ms), by the one comparison: the ratio of medians (this over the
+  // fastest's) with its interval, and the verdict ("faster", "slower", "tie",
+  // "undecided"). NaN and empty for the fastest itself and failed candidates.
+  double ratio_to_fastest = 0.0;
+  double ratio_low = 0.0;
+  double ratio_high = 0.0;
+  std::string verdict_against_fastest;
+  // In the fastest's tie group (see rank_autotune_results), so ordered by the
+  // deterministic rule rather than by its time; the fastest itself included.
+  bool tied_with_fastest = false;
+  // RACE: the 0-based round after which the race dropped it as slower; -1 otherwise.
+  int eliminated_after_round = -1;
   int iterations_run = 0;
   bool converged = false;
   // Executions per timed sample: 1 when one execution is long enough for the
@@ -92,17 +116,28 @@ struct AutotuneResult {
 };
 
 // INVALID_VALUE naming the first offending field (warmup_iterations,
-// timed_iterations, window_size, max_iterations, stability_threshold) or OK.
+// timed_iterations, window_size, max_iterations, stability_threshold,
+// race_min_samples, tie_band, confidence) or OK.
 Error validate(const AutotuneConfig& config);
 
 measure::MeasureConfig to_measure_config(const AutotuneConfig& config);
+measure::ComparisonConfig to_comparison_config(const AutotuneConfig& config);
 
 // Orders results: succeeded entries first, by min_time_ms (stable), or by
 // ranking_fn when given, then failed entries in their original order. Ranks
 // are 0.. for succeeded and -1 for failed. ranking_fn receives only the
 // succeeded entries; if it throws, or adds, removes or alters an entry, the
 // order by min_time_ms is used instead and fallback_reason says why.
+//
+// With `comparison`, every succeeded entry is compared with the fastest (its
+// figures filled in), and without a ranking_fn, when comparison's tie_band
+// is above 0, the tie rule applies: the fastest's tie group is every entry
+// whose median is at most (1 + tie_band) times the fastest's and that the
+// comparison does not call slower; the group comes first, ordered by engine
+// id, then by its knob settings' text (sorted by knob id), so the winner of
+// a tie is the same on every run; the others follow by min_time_ms.
 void rank_autotune_results(std::vector<AutotuneResult>& results, const AutotuneRankingFn& ranking_fn,
-                           std::string* fallback_reason = nullptr);
+                           std::string* fallback_reason = nullptr,
+                           const measure::ComparisonConfig* comparison = nullptr);
 
 }  // namespace tunekit::graph

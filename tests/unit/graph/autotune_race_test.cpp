@@ -1,0 +1,136 @@
+// autotune() with the RACE strategy and the tie rule, on scripted device
+// time: eliminations with their rounds, interleaved executions, a failing
+// racer, and the deterministic winner of a tie that execute() then runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "graph_test_support.hpp"
+
+namespace tunekit::graph::testing {
+namespace {
+
+class AutotuneRace : public GraphFixture {
+ protected:
+  std::int64_t ws() const { return static_cast<std::int64_t>(workspace.size()); }
+  static AutotuneConfig race(int min_samples = 5) {
+    AutotuneConfig config;
+    config.strategy = AutotuneStrategy::RACE;
+    config.race_min_samples = min_samples;
+    config.warmup_iterations = 2;
+    return config;
+  }
+};
+
+TEST_F(AutotuneRace, SlowerCandidatesLeaveAfterTheMinimumSamplesAndTheFastestWins) {
+  add(behaviour(1, "slow", 4.0));
+  add(behaviour(2, "fast", 1.0));
+  add(behaviour(3, "medium", 2.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  LogCapture log;
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), race(), {}, &results).is_good());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].engine_name, "fast");
+  EXPECT_EQ(results[0].eliminated_after_round, -1);
+  EXPECT_TRUE(results[0].converged);
+  for (int i = 1; i < 3; ++i) {
+    SCOPED_TRACE(results[i].engine_name);
+    EXPECT_TRUE(results[i].succeeded);
+    EXPECT_EQ(results[i].eliminated_after_round, 4);
+    EXPECT_EQ(results[i].verdict_against_fastest, "slower");
+    EXPECT_EQ(results[i].strategy_used, AutotuneStrategy::RACE);
+  }
+  EXPECT_EQ(results[1].engine_name, "medium");
+  EXPECT_DOUBLE_EQ(results[1].ratio_to_fastest, 2.0);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.iterations_run, 5);
+    EXPECT_EQ(r.samples_ms.size(), 5u);
+    EXPECT_EQ(r.batch_size, 1);
+  }
+  // Two warm-up executions and five samples each: nothing more.
+  for (const auto& e : engines) EXPECT_EQ(e->counters().executions, 7);
+  EXPECT_EQ(log.count_containing("left the race after round 4"), 2);
+  EXPECT_EQ(log.count_containing("race of 3 candidates ended after 5 rounds (one_left), 15 timed samples"), 1);
+  const int before = engines[1]->counters().executions;
+  ASSERT_TRUE(graph.execute(handle.get(), pack, workspace.data()).is_good());
+  EXPECT_EQ(engines[1]->counters().executions, before + 1);
+}
+
+TEST_F(AutotuneRace, TimedSamplesAreInterleavedAfterEveryWarmUp) {
+  add(behaviour(1, "one", 1.0));
+  add(behaviour(2, "two", 3.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), race(2)).is_good());
+  std::vector<std::string> execs;
+  for (const auto& e : sim->events) {
+    if (e.rfind("exec:", 0) == 0) execs.push_back(e.substr(5));
+  }
+  // Warm-ups (two each, the plan alone), then rounds alternating which starts.
+  const std::vector<std::string> expected{"one", "one", "two", "two", "one", "two", "two", "one"};
+  ASSERT_GE(execs.size(), expected.size());
+  EXPECT_EQ(std::vector<std::string>(execs.begin(), execs.begin() + 8), expected);
+}
+
+TEST_F(AutotuneRace, AFailingRacerFailsAloneWithItsIteration) {
+  FakeBehaviour flaky = behaviour(1, "flaky", 0.5);
+  flaky.fail_at_execution = 5;  // its two warm-ups, then rounds 0 and 1; round 2 fails
+  add(flaky);
+  add(behaviour(2, "steady", 1.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), race(), {}, &results).is_good());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].engine_name, "steady");
+  EXPECT_FALSE(results[1].succeeded);
+  EXPECT_EQ(results[1].error_message, "failed benchmark: iteration 2: execution 0 of a batch of 1: kernel refused");
+  EXPECT_EQ(results[1].rank, -1);
+  EXPECT_EQ(results[1].samples_ms.size(), 2u);
+  EXPECT_EQ(engines[1]->counters().executions, 2 + 5);
+}
+
+TEST_F(AutotuneRace, ATieIsWonByTheLowerEngineIdWhicheverIsFaster) {
+  // 7 is 1% faster than 4: inside the 2% band, so 4 wins; with no band, 7.
+  add(behaviour(7, "seven", 1.0));
+  add(behaviour(4, "four", 1.01));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  for (AutotuneStrategy strategy : {AutotuneStrategy::RACE, AutotuneStrategy::FIXED_AVERAGE,
+                                    AutotuneStrategy::RUN_UNTIL_STABLE}) {
+    SCOPED_TRACE(std::string(measure::to_string(strategy)));
+    AutotuneConfig config = race();
+    config.strategy = strategy;
+    LogCapture log;
+    std::vector<AutotuneResult> results;
+    ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+    EXPECT_EQ(results[0].engine_name, "four");
+    EXPECT_TRUE(results[0].tied_with_fastest);
+    EXPECT_TRUE(results[1].tied_with_fastest);
+    EXPECT_NEAR(results[0].ratio_to_fastest, 1.01, 1e-9);
+    EXPECT_EQ(log.count_containing("2 candidates tie with the fastest within 2%"), 1);
+    const int before = engines[1]->counters().executions;
+    ASSERT_TRUE(graph.execute(handle.get(), pack, workspace.data()).is_good());
+    EXPECT_EQ(engines[1]->counters().executions, before + 1);
+
+    config.tie_band = 0.0;
+    ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+    EXPECT_EQ(results[0].engine_name, "seven");
+    EXPECT_FALSE(results[0].tied_with_fastest);
+  }
+}
+
+TEST_F(AutotuneRace, ARaceOfOneTakesTheMinimumSamples) {
+  add(behaviour(1, "alone", 1.0));
+  build();
+  ASSERT_TRUE(graph.add_engine(1).is_good());
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), race(6), {}, &results).is_good());
+  EXPECT_EQ(results[0].iterations_run, 6);
+  EXPECT_TRUE(results[0].converged);
+}
+
+}  // namespace
+}  // namespace tunekit::graph::testing
