@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -38,6 +39,9 @@ struct TuneOptions {
   std::string strategy = "run_until_stable";
   int iterations = 0;  // 0: the default of the strategy
   int warmup = 1;
+  int race_min_samples = 5;
+  double tie_band_percent = 2.0;
+  double confidence_percent = 95.0;
   std::int64_t workspace_limit = -1;
   std::int64_t memory_budget_mib = 1024;
   bool replace = false;
@@ -79,23 +83,39 @@ void print_sweep_notes(const Problem& p) {
   }
 }
 
+// "1.013 [1.004, 1.020] tie": the ratio of medians over the fastest's with
+// its interval and verdict; "fastest" for the fastest itself.
+std::string against_fastest(const graph::AutotuneResult& r) {
+  if (r.verdict_against_fastest.empty()) return "fastest";
+  if (std::isnan(r.ratio_to_fastest)) return r.verdict_against_fastest;
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}] {}", r.ratio_to_fastest, r.ratio_low, r.ratio_high,
+                     r.verdict_against_fastest);
+}
+
+std::string status(const graph::AutotuneResult& r) {
+  std::string s = r.rank == 0 ? "winner" : "ok";
+  if (r.tied_with_fastest) s += r.rank == 0 ? " (tie: first by engine id, knobs)" : " (tie)";
+  if (r.eliminated_after_round >= 0) s += fmt::format(" (left the race after round {})", r.eliminated_after_round);
+  return s;
+}
+
 void print_table(const Problem& p) {
   fmt::print("{} [{}]\n", p.file, p.shape_set);
   print_sweep_notes(p);
   if (!p.error.empty()) fmt::print("  failed: {}\n", p.error);
   if (p.results.empty()) return;
-  fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  {}\n", "rank", "engine", "knobs",
-             "min ms", "avg ms", "stddev ms", "iters", "workspace", "compile ms", "status");
+  fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  {:<22} {}\n", "rank", "engine",
+             "knobs", "min ms", "avg ms", "stddev ms", "iters", "workspace", "compile ms", "vs fastest", "status");
   for (const auto& r : p.results) {
     const std::string knobs = graph::describe_knob_settings(r.knob_settings);
     if (r.succeeded) {
-      fmt::print("  {:>4}  {:<24} {:<18} {:>12.6f} {:>12.6f} {:>12.6f} {:>6} {:>10} {:>10.3f}  {}\n", r.rank,
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12.6f} {:>12.6f} {:>12.6f} {:>6} {:>10} {:>10.3f}  {:<22} {}\n", r.rank,
                  r.engine_name, knobs, r.min_time_ms, r.avg_time_ms, r.stddev_ms, r.iterations_run, r.workspace_size,
-                 r.compile_time_ms, r.rank == 0 ? "winner" : "ok");
+                 r.compile_time_ms, against_fastest(r), status(r));
     } else {
-      fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  failed: {}\n", "-", r.engine_name,
-                 knobs, "-", "-", "-", r.iterations_run, r.workspace_size,
-                 r.compiled ? fmt::format("{:.3f}", r.compile_time_ms) : std::string("-"), r.error_message);
+      fmt::print("  {:>4}  {:<24} {:<18} {:>12} {:>12} {:>12} {:>6} {:>10} {:>10}  {:<22} failed: {}\n", "-",
+                 r.engine_name, knobs, "-", "-", "-", r.iterations_run, r.workspace_size,
+                 r.compiled ? fmt::format("{:.3f}", r.compile_time_ms) : std::string("-"), "-", r.error_message);
     }
   }
 }
@@ -124,6 +144,16 @@ nlohmann::json sweep_json(const graph::EngineKnobSweep& engine) {
           {"knobs", std::move(knobs)}};
 }
 
+// null for the fastest and failed candidates; NaN figures (too few samples) are null.
+nlohmann::json against_fastest_json(const graph::AutotuneResult& r) {
+  if (r.verdict_against_fastest.empty()) return nullptr;
+  auto number = [](double x) { return std::isnan(x) ? nlohmann::json() : nlohmann::json(x); };
+  return {{"ratio", number(r.ratio_to_fastest)},
+          {"ratio_low", number(r.ratio_low)},
+          {"ratio_high", number(r.ratio_high)},
+          {"verdict", r.verdict_against_fastest}};
+}
+
 nlohmann::json problem_json(const Problem& p) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& r : p.results) {
@@ -136,6 +166,11 @@ nlohmann::json problem_json(const Problem& p) {
                           {"iterations_run", r.iterations_run},
                           {"workspace_size", r.workspace_size},
                           {"compile_time_ms", r.compile_time_ms},
+                          {"median_time_ms", r.median_time_ms},
+                          {"samples_ms", r.samples_ms},
+                          {"against_fastest", against_fastest_json(r)},
+                          {"tied_with_fastest", r.tied_with_fastest},
+                          {"eliminated_after_round", r.eliminated_after_round},
                           {"rank", r.rank},
                           {"succeeded", r.succeeded},
                           {"error_message", r.error_message}});
@@ -238,13 +273,17 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
            2;
   }
   if (!strategy) {
-    return fmt::print(stderr, "tunekit tune: --strategy: unknown strategy '{}' (fixed_average, run_until_stable)\n",
+    return fmt::print(stderr,
+                      "tunekit tune: --strategy: unknown strategy '{}' (fixed_average, run_until_stable, race)\n",
                       core::replace_invalid_utf8(options.strategy)),
            2;
   }
   config.mode = *mode;
   config.strategy = *strategy;
   config.warmup_iterations = options.warmup;
+  config.race_min_samples = options.race_min_samples;
+  config.tie_band = options.tie_band_percent / 100.0;
+  config.confidence = options.confidence_percent / 100.0;
   if (options.iterations > 0) {
     if (config.strategy == graph::AutotuneStrategy::FIXED_AVERAGE) {
       config.timed_iterations = options.iterations;
@@ -333,10 +372,23 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
   tune->add_option("graphs", options->graphs, "Graph files (TOML)")->required()->check(CLI::ExistingFile);
   tune->add_option("--output,-o", options->output, "Engine-override file (JSON, version 2) to write")->required();
   tune->add_option("--mode", options->mode, "standard or exhaustive")->capture_default_str();
-  tune->add_option("--strategy", options->strategy, "fixed_average or run_until_stable")->capture_default_str();
+  tune->add_option("--strategy", options->strategy, "fixed_average, run_until_stable or race")->capture_default_str();
   tune->add_option("--iterations", options->iterations,
-                   "Timed iterations (fixed_average) or the iteration cap (run_until_stable)")
+                   "Timed iterations (fixed_average), the iteration cap (run_until_stable) or the round cap (race)")
       ->check(CLI::PositiveNumber);
+  tune->add_option("--race-min-samples", options->race_min_samples,
+                   "race: samples every candidate has before the first elimination")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
+  tune->add_option("--tie-band", options->tie_band_percent,
+                   "Percent within which candidates tie with the fastest; a tie is won by the lower engine id, then "
+                   "knobs (0: no ties, the order is by min time)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 99.0));
+  tune->add_option("--confidence", options->confidence_percent,
+                   "Percent confidence of the comparison that calls a candidate slower, tied or undecided")
+      ->capture_default_str()
+      ->check(CLI::Range(50.0, 99.9));
   tune->add_option("--warmup", options->warmup, "Warm-up executions per candidate")->check(CLI::NonNegativeNumber);
   tune->add_option("--workspace-limit", options->workspace_limit,
                    "Bytes of workspace; candidates needing more are skipped (default: the largest estimate)")

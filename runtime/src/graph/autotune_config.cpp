@@ -1,6 +1,8 @@
 // AutotuneConfig validation, its measure configuration, and result ranking.
 #include "tunekit/graph/autotune_config.hpp"
 
+#include "tunekit/measure/statistics.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -98,19 +100,32 @@ bool by_tie_rule(const AutotuneResult& a, const AutotuneResult& b) {
   return knob_key(a) < knob_key(b);
 }
 
-// Fills each entry's comparison with the fastest (front of `by_time`, sorted
-// by min_time_ms) and returns whether it belongs to the fastest's tie group.
+// The median of the samples; min_time_ms for a result that has none (one
+// built by hand), so that it can still be the fastest.
+double typical_ms(const AutotuneResult& r) {
+  return r.samples_ms.empty() ? r.min_time_ms : measure::median(r.samples_ms);
+}
+
+// Fills each entry's comparison with the fastest (the smallest median; the
+// first in `by_time` order of equal ones) and returns which entries belong
+// to its tie group.
 std::vector<bool> compare_with_fastest(std::vector<AutotuneResult>& by_time,
                                        const measure::ComparisonConfig& comparison) {
   std::vector<bool> tied(by_time.size(), false);
   if (by_time.empty()) return tied;
-  AutotuneResult& fastest = by_time.front();
-  fastest.ratio_to_fastest = fastest.ratio_low = fastest.ratio_high = kNaN;
-  fastest.verdict_against_fastest.clear();
-  tied[0] = true;
+  std::size_t fastest = 0;
   for (std::size_t i = 1; i < by_time.size(); ++i) {
+    if (typical_ms(by_time[i]) < typical_ms(by_time[fastest])) fastest = i;
+  }
+  tied[fastest] = true;
+  for (std::size_t i = 0; i < by_time.size(); ++i) {
     AutotuneResult& r = by_time[i];
-    const measure::Comparison c = measure::compare_times(r.samples_ms, fastest.samples_ms, comparison);
+    if (i == fastest) {
+      r.ratio_to_fastest = r.ratio_low = r.ratio_high = kNaN;
+      r.verdict_against_fastest.clear();
+      continue;
+    }
+    const measure::Comparison c = measure::compare_times(r.samples_ms, by_time[fastest].samples_ms, comparison);
     r.ratio_to_fastest = c.ratio;
     r.ratio_low = c.ratio_low;
     r.ratio_high = c.ratio_high;
@@ -121,11 +136,13 @@ std::vector<bool> compare_with_fastest(std::vector<AutotuneResult>& by_time,
   return tied;
 }
 
-// The tie group first in the tie rule's order, then the rest by time.
+// The tie group first in the tie rule's order, then the rest by time. A
+// group of one is no tie.
 void apply_tie_rule(std::vector<AutotuneResult>& by_time, const std::vector<bool>& tied) {
+  const bool several = std::count(tied.begin(), tied.end(), true) > 1;
   std::vector<AutotuneResult> group, rest;
   for (std::size_t i = 0; i < by_time.size(); ++i) {
-    by_time[i].tied_with_fastest = tied[i];
+    by_time[i].tied_with_fastest = several && tied[i];
     (tied[i] ? group : rest).push_back(std::move(by_time[i]));
   }
   std::stable_sort(group.begin(), group.end(), by_tie_rule);

@@ -57,7 +57,9 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
       winner.mode_used == TuneMode::EXHAUSTIVE && !winner.ran_exhaustive ? winner.exhaustive_not_run_reason : "";
   metadata["strategy"] = std::string(measure::to_string(winner.strategy_used));
   metadata["iterations_run"] = winner.iterations_run;
-  if (winner.strategy_used == AutotuneStrategy::RUN_UNTIL_STABLE) metadata["converged"] = winner.converged;
+  if (winner.strategy_used != AutotuneStrategy::FIXED_AVERAGE) metadata["converged"] = winner.converged;
+  // Won a tie by the deterministic rule rather than by its time.
+  metadata["tied_with_fastest"] = winner.tied_with_fastest;
   metadata["timestamp"] = iso8601_utc(now);
   if (!winner.knob_settings.empty()) {
     json knobs = json::array();

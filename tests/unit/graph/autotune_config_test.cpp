@@ -217,16 +217,33 @@ TEST(TieRule, UndecidedWithinTheBandTiesButBeyondItDoesNot) {
 
 TEST(TieRule, KnobsBreakTiesOfOneEngineAndTooFewSamplesNeverTie) {
   const measure::ComparisonConfig comparison;
-  std::vector<AutotuneResult> results{timed(3, 1.0, 0.001, 20, 8, {{"tile", std::int64_t{64}}}),
-                                      timed(3, 1.001, 0.001, 20, 9, {{"tile", std::int64_t{32}}}),
-                                      timed(1, 1.0, 0.0, 1, 10)};
-  results[2].min_time_ms = 1.0005;
+  std::vector<AutotuneResult> results{timed(3, 1.0, 0.0001, 20, 8, {{"tile", std::int64_t{64}}}),
+                                      timed(3, 1.001, 0.0001, 20, 9, {{"tile", std::int64_t{32}}}),
+                                      timed(1, 1.002, 0.0, 1, 10)};
   rank_autotune_results(results, nullptr, nullptr, &comparison);
   EXPECT_EQ(results[0].knob_settings[0].value, KnobValue{std::int64_t{32}});
   EXPECT_EQ(results[1].knob_settings[0].value, KnobValue{std::int64_t{64}});
   EXPECT_EQ(results[2].engine_id, 1);  // one sample: no interval, no tie
   EXPECT_EQ(results[2].verdict_against_fastest, "undecided");
   EXPECT_FALSE(results[2].tied_with_fastest);
+}
+
+TEST(TieRule, TheFastestIsTheSmallestMedianAndALoneFastestIsNoTie) {
+  const measure::ComparisonConfig comparison;
+  // 2 has the smallest minimum (one lucky sample) but 6 the smallest median.
+  std::vector<AutotuneResult> results{timed(6, 1.0, 0.002, 20, 14), timed(2, 1.2, 0.002, 20, 15)};
+  results[1].samples_ms[3] = 0.5;
+  results[1].min_time_ms = 0.5;
+  rank_autotune_results(results, nullptr, nullptr, &comparison);
+  EXPECT_EQ(ids(results), (std::vector<std::int64_t>{6, 2}));
+  EXPECT_TRUE(results[0].verdict_against_fastest.empty());
+  EXPECT_EQ(results[1].verdict_against_fastest, "slower");
+  EXPECT_FALSE(results[0].tied_with_fastest);
+  // Without samples (results made by hand) nothing ties and min_time_ms orders.
+  std::vector<AutotuneResult> bare{ok(5, 1.0), ok(4, 1.001)};
+  rank_autotune_results(bare, nullptr, nullptr, &comparison);
+  EXPECT_EQ(ids(bare), (std::vector<std::int64_t>{5, 4}));
+  EXPECT_EQ(bare[1].verdict_against_fastest, "undecided");
 }
 
 TEST(TieRule, AZeroBandOrACustomRankingKeepsTheirOrderButTheFiguresAreFilled) {

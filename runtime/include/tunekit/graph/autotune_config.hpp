@@ -72,16 +72,17 @@ struct AutotuneResult {
   double median_time_ms = 0.0;
   std::vector<double> samples_ms;  // the accepted timed samples, per execution, in the order taken
 
-  // This candidate against the fastest succeeded one (the smallest
-  // min_time_ms), by the one comparison: the ratio of medians (this over the
+  // This candidate against the fastest succeeded one (the smallest median
+  // time), by the one comparison: the ratio of medians (this over the
   // fastest's) with its interval, and the verdict ("faster", "slower", "tie",
   // "undecided"). NaN and empty for the fastest itself and failed candidates.
   double ratio_to_fastest = 0.0;
   double ratio_low = 0.0;
   double ratio_high = 0.0;
   std::string verdict_against_fastest;
-  // In the fastest's tie group (see rank_autotune_results), so ordered by the
-  // deterministic rule rather than by its time; the fastest itself included.
+  // In the fastest's tie group of two or more (see rank_autotune_results), so
+  // ordered by the deterministic rule rather than by its time; the fastest
+  // itself included.
   bool tied_with_fastest = false;
   // RACE: the 0-based round after which the race dropped it as slower; -1 otherwise.
   int eliminated_after_round = -1;
@@ -129,13 +130,16 @@ measure::ComparisonConfig to_comparison_config(const AutotuneConfig& config);
 // succeeded entries; if it throws, or adds, removes or alters an entry, the
 // order by min_time_ms is used instead and fallback_reason says why.
 //
-// With `comparison`, every succeeded entry is compared with the fastest (its
-// figures filled in), and without a ranking_fn, when comparison's tie_band
-// is above 0, the tie rule applies: the fastest's tie group is every entry
-// whose median is at most (1 + tie_band) times the fastest's and that the
-// comparison does not call slower; the group comes first, ordered by engine
-// id, then by its knob settings' text (sorted by knob id), so the winner of
-// a tie is the same on every run; the others follow by min_time_ms.
+// With `comparison`, every succeeded entry is compared with the fastest, the
+// one with the smallest median of samples_ms (min_time_ms for one without
+// samples), its figures filled in. Without a ranking_fn, when comparison's
+// tie_band is above 0, the tie rule then decides the order: the fastest's
+// tie group is the fastest and every entry whose median is at most
+// (1 + tie_band) times the fastest's and that the comparison does not call
+// slower; the group comes first, ordered by engine id, then by its knob
+// settings' text (sorted by knob id), so the winner of a tie is the same on
+// every run; the others follow by min_time_ms. A tie_band of 0 keeps the
+// specification's order by min_time_ms.
 void rank_autotune_results(std::vector<AutotuneResult>& results, const AutotuneRankingFn& ranking_fn,
                            std::string* fallback_reason = nullptr,
                            const measure::ComparisonConfig* comparison = nullptr);
