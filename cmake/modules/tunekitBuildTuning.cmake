@@ -317,7 +317,7 @@ endfunction()
 
 # tune_graph(<name> TARGET <lib> REGISTER <fn> GRAPHS <file.toml>...
 #            OUTPUT <overrides.json> [HEADER <embedded.hpp>]
-#            [MODE standard|exhaustive] [STRATEGY fixed_average|run_until_stable]
+#            [MODE standard|exhaustive] [STRATEGY fixed_average|run_until_stable|race]
 #            [REQUIRE_COMPLETE] [WHEN always|missing|never] [NAMESPACE <ns>] [FUNCTION <fn>])
 #
 # OUTPUT inside the build tree is written there; OUTPUT elsewhere (a file
@@ -341,7 +341,7 @@ function(tune_graph name)
   _tunekit_choice(WHEN missing when_choices)
   set(mode_choices standard exhaustive)
   _tunekit_choice(MODE standard mode_choices)
-  set(strategy_choices fixed_average run_until_stable)
+  set(strategy_choices fixed_average run_until_stable race)
   _tunekit_choice(STRATEGY run_until_stable strategy_choices)
 
   set(work "${CMAKE_CURRENT_BINARY_DIR}/tunekit/${name}")

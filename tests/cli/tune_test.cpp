@@ -207,3 +207,76 @@ TEST_F(TuneCli, HelpDocumentsTheMemoryBudgetAndTheShapeSets) {
 }
 
 }  // namespace
+
+namespace {
+
+class TuneRaceCli : public TuneCli {};
+
+TEST_F(TuneRaceCli, ARaceReportsEachCandidateAgainstTheFastestAndTheFileSaysRace) {
+  write(graph, matmul_graph("48", "32", "40"));
+  auto run = run_tool({"tune", graph.string(), "--output", output, "--strategy", "race", "--race-min-samples", "3",
+                       "--iterations", "12", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json problems = json::parse(run.out);
+  ASSERT_EQ(problems.size(), 1u);
+  int fastest = 0, compared = 0, eliminated = 0;
+  for (const json& c : problems[0]["candidates"]) {
+    if (!c["succeeded"].get<bool>()) continue;
+    const auto samples = c["samples_ms"].get<std::vector<double>>();
+    EXPECT_GE(samples.size(), 3u);
+    EXPECT_LE(samples.size(), 12u);
+    EXPECT_EQ(static_cast<int>(samples.size()), c["iterations_run"].get<int>());
+    EXPECT_GE(c["median_time_ms"].get<double>(), c["min_time_ms"].get<double>());
+    if (c["against_fastest"].is_null()) {
+      ++fastest;
+      continue;
+    }
+    ++compared;
+    const json& a = c["against_fastest"];
+    const std::string verdict = a["verdict"].get<std::string>();
+    EXPECT_TRUE(verdict == "slower" || verdict == "tie" || verdict == "undecided" || verdict == "faster") << verdict;
+    EXPECT_LE(a["ratio_low"].get<double>(), a["ratio"].get<double>());
+    EXPECT_GE(a["ratio_high"].get<double>(), a["ratio"].get<double>());
+    if (c["eliminated_after_round"].get<int>() >= 0) {
+      ++eliminated;
+      EXPECT_EQ(verdict, "slower");
+    }
+  }
+  EXPECT_EQ(fastest, 1);
+  EXPECT_GE(compared, 2);
+  // The reference engines are orders of magnitude slower than the library ones.
+  EXPECT_GE(eliminated, 1);
+  const json file = json::parse(read(output));
+  ASSERT_EQ(file["engine_overrides"].size(), 1u);
+  const json& metadata = file["engine_overrides"][0]["autotune_metadata"];
+  EXPECT_EQ(metadata["strategy"], "race");
+  EXPECT_TRUE(metadata.contains("converged"));
+  EXPECT_TRUE(metadata["tied_with_fastest"].is_boolean());
+}
+
+TEST_F(TuneRaceCli, TheTableShowsTheComparisonColumn) {
+  write(graph, matmul_graph("8", "8", "8"));
+  auto run = tune({});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("vs fastest"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" fastest "), std::string::npos) << run.out;
+}
+
+TEST_F(TuneRaceCli, BadStrategiesAndBandsAreBadUsage) {
+  write(graph, matmul_graph("8", "8", "8"));
+  auto unknown = run_tool({"tune", graph.string(), "--output", output, "--strategy", "sprint"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown strategy 'sprint' (fixed_average, run_until_stable, race)"), std::string::npos)
+      << unknown.err;
+  auto band = run_tool({"tune", graph.string(), "--output", output, "--tie-band", "150"});
+  EXPECT_EQ(band.exit_code, 2) << band.err;
+  EXPECT_NE(band.err.find("--tie-band"), std::string::npos) << band.err;
+  auto rounds = run_tool({"tune", graph.string(), "--output", output, "--strategy", "race", "--iterations", "3"});
+  EXPECT_EQ(rounds.exit_code, 2);
+  EXPECT_NE(rounds.err.find("max_iterations must be at least race_min_samples (5) for race, got 3"),
+            std::string::npos)
+      << rounds.err;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+}  // namespace

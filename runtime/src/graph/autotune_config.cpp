@@ -9,6 +9,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 
 namespace tunekit::graph {
 
@@ -108,15 +109,21 @@ double typical_ms(const AutotuneResult& r) {
 
 // Fills each entry's comparison with the fastest (the smallest median; the
 // first in `by_time` order of equal ones) and returns which entries belong
-// to its tie group.
+// to its tie group. A candidate the race dropped keeps the comparison that
+// dropped it and never ties; it is the fastest only when every racer that
+// was not dropped failed.
 std::vector<bool> compare_with_fastest(std::vector<AutotuneResult>& by_time,
                                        const measure::ComparisonConfig& comparison) {
   std::vector<bool> tied(by_time.size(), false);
   if (by_time.empty()) return tied;
-  std::size_t fastest = 0;
-  for (std::size_t i = 1; i < by_time.size(); ++i) {
-    if (typical_ms(by_time[i]) < typical_ms(by_time[fastest])) fastest = i;
+  const bool any_kept = std::any_of(by_time.begin(), by_time.end(),
+                                    [](const AutotuneResult& r) { return r.eliminated_after_round < 0; });
+  auto may_lead = [&](const AutotuneResult& r) { return !any_kept || r.eliminated_after_round < 0; };
+  std::optional<std::size_t> leader;
+  for (std::size_t i = 0; i < by_time.size(); ++i) {
+    if (may_lead(by_time[i]) && (!leader || typical_ms(by_time[i]) < typical_ms(by_time[*leader]))) leader = i;
   }
+  const std::size_t fastest = *leader;
   tied[fastest] = true;
   for (std::size_t i = 0; i < by_time.size(); ++i) {
     AutotuneResult& r = by_time[i];
@@ -125,6 +132,7 @@ std::vector<bool> compare_with_fastest(std::vector<AutotuneResult>& by_time,
       r.verdict_against_fastest.clear();
       continue;
     }
+    if (r.eliminated_after_round >= 0 && any_kept) continue;
     const measure::Comparison c = measure::compare_times(r.samples_ms, by_time[fastest].samples_ms, comparison);
     r.ratio_to_fastest = c.ratio;
     r.ratio_low = c.ratio_low;

@@ -233,6 +233,11 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
     if (entry.measured.failed) b.failure = "failed benchmark: " + entry.measured.message;
     racers[i]->result.eliminated_after_round = entry.eliminated_after_round;
     if (entry.eliminated_after_round >= 0) {
+      // The record of why it left: the comparison with that round's leader.
+      racers[i]->result.ratio_to_fastest = entry.against_leader.ratio;
+      racers[i]->result.ratio_low = entry.against_leader.ratio_low;
+      racers[i]->result.ratio_high = entry.against_leader.ratio_high;
+      racers[i]->result.verdict_against_fastest = std::string(measure::to_string(entry.against_leader.verdict));
       log::info("autotune: '{}' left the race after round {}: {}", racers[i]->plan->name(),
                 entry.eliminated_after_round, measure::describe(entry.against_leader, comparison));
     }

@@ -246,6 +246,24 @@ TEST(TieRule, TheFastestIsTheSmallestMedianAndALoneFastestIsNoTie) {
   EXPECT_EQ(bare[1].verdict_against_fastest, "undecided");
 }
 
+TEST(TieRule, ACandidateTheRaceDroppedKeepsItsComparisonAndNeverTies) {
+  const measure::ComparisonConfig comparison;
+  std::vector<AutotuneResult> results{timed(1, 1.0, 0.002, 5, 16), timed(2, 1.0, 0.002, 20, 17)};
+  results[0].eliminated_after_round = 4;  // dropped against an earlier leader: its record stays
+  results[0].ratio_to_fastest = 1.5;
+  results[0].verdict_against_fastest = "slower";
+  rank_autotune_results(results, nullptr, nullptr, &comparison);
+  EXPECT_EQ(ids(results), (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(results[1].ratio_to_fastest, 1.5);
+  EXPECT_EQ(results[1].verdict_against_fastest, "slower");
+  EXPECT_FALSE(results[1].tied_with_fastest);
+  // When every racer that stayed failed, a dropped one is the fastest.
+  std::vector<AutotuneResult> only_dropped{timed(1, 1.0, 0.002, 5, 18), failed(2)};
+  only_dropped[0].eliminated_after_round = 4;
+  rank_autotune_results(only_dropped, nullptr, nullptr, &comparison);
+  EXPECT_TRUE(only_dropped[0].verdict_against_fastest.empty());
+}
+
 TEST(TieRule, AZeroBandOrACustomRankingKeepsTheirOrderButTheFiguresAreFilled) {
   measure::ComparisonConfig no_band;
   no_band.tie_band = 0.0;

@@ -76,6 +76,8 @@ struct AutotuneResult {
   // time), by the one comparison: the ratio of medians (this over the
   // fastest's) with its interval, and the verdict ("faster", "slower", "tie",
   // "undecided"). NaN and empty for the fastest itself and failed candidates.
+  // For a candidate the race dropped: the comparison that dropped it, with
+  // the leader of that round.
   double ratio_to_fastest = 0.0;
   double ratio_low = 0.0;
   double ratio_high = 0.0;
@@ -139,7 +141,9 @@ measure::ComparisonConfig to_comparison_config(const AutotuneConfig& config);
 // slower; the group comes first, ordered by engine id, then by its knob
 // settings' text (sorted by knob id), so the winner of a tie is the same on
 // every run; the others follow by min_time_ms. A tie_band of 0 keeps the
-// specification's order by min_time_ms.
+// specification's order by min_time_ms. Entries the race dropped
+// (eliminated_after_round >= 0) keep their comparison, never tie and are
+// the fastest only when no other entry succeeded.
 void rank_autotune_results(std::vector<AutotuneResult>& results, const AutotuneRankingFn& ranking_fn,
                            std::string* fallback_reason = nullptr,
                            const measure::ComparisonConfig* comparison = nullptr);
