@@ -318,7 +318,7 @@ endfunction()
 # tune_graph(<name> TARGET <lib> REGISTER <fn> GRAPHS <file.toml>...
 #            OUTPUT <overrides.json> [HEADER <embedded.hpp>]
 #            [MODE standard|exhaustive] [STRATEGY fixed_average|run_until_stable|race]
-#            [REQUIRE_COMPLETE] [WHEN always|missing|never] [NAMESPACE <ns>] [FUNCTION <fn>])
+#            [REQUIRE_COMPLETE] [REQUIRE_STABLE] [WHEN always|missing|never] [NAMESPACE <ns>] [FUNCTION <fn>])
 #
 # OUTPUT inside the build tree is written there; OUTPUT elsewhere (a file
 # committed in the source tree) is never written by the build: the build tunes
@@ -328,7 +328,7 @@ endfunction()
 # the override file the build uses.
 function(tune_graph name)
   set(caller "tune_graph(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE;REQUIRE_STABLE"
                         "TARGET;REGISTER;OUTPUT;HEADER;MODE;STRATEGY;WHEN;NAMESPACE;FUNCTION" "GRAPHS")
   _tunekit_check_target_and_register(engine "tunekit::Error fn(tunekit::graph::EngineRegistry&)")
   if(NOT ARG_GRAPHS)
@@ -390,6 +390,9 @@ function(tune_graph name)
   set(tune_options --mode ${ARG_MODE} --strategy ${ARG_STRATEGY})
   if(NOT ARG_REQUIRE_COMPLETE)
     list(APPEND tune_options --allow-incomplete)
+  endif()
+  if(ARG_REQUIRE_STABLE)
+    list(APPEND tune_options --require-stable)
   endif()
   # One step per graph file, so that touching one graph retunes only it.
   set(parts "")

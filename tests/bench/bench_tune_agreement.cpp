@@ -115,6 +115,7 @@ bool tune_once(const GraphFile& file, std::optional<std::size_t> set, Handle* ha
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // one line per shape as it finishes
   int repeats = 10;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {

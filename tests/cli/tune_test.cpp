@@ -280,3 +280,40 @@ TEST_F(TuneRaceCli, BadStrategiesAndBandsAreBadUsage) {
 }
 
 }  // namespace
+
+namespace {
+
+class TuneStableCli : public TuneCli {};
+
+TEST_F(TuneStableCli, RequireStableFailsAnUnreliableWinnerAndKeepsTheStoredEntry) {
+  write(graph, matmul_graph("16", "16", "16"));
+  auto first = tune({});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string stored = read(output);
+  // No real measurement has a dispersion below a millionth of a percent.
+  auto strict = tune({"--dispersion-limit", "0.000001", "--require-stable", "--allow-incomplete"});
+  EXPECT_EQ(strict.exit_code, 1) << strict.err;
+  EXPECT_NE(strict.err.find("has an unreliable measurement: dispersion"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("(--require-stable: not stored)"), std::string::npos) << strict.err;
+  EXPECT_EQ(strict.err.find("no successful candidate"), std::string::npos) << strict.err;
+  EXPECT_EQ(read(output), stored);
+  // Without --require-stable it is named, stored and not a failure.
+  auto lenient = tune({"--dispersion-limit", "0.000001", "--json"});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_NE(lenient.err.find("has an unreliable measurement"), std::string::npos) << lenient.err;
+  const json candidates = json::parse(lenient.out)[0]["candidates"];
+  EXPECT_NE(candidates[0]["unreliable_reason"].get<std::string>().find("dispersion"), std::string::npos);
+  const json metadata = json::parse(read(output))["engine_overrides"][0]["autotune_metadata"];
+  EXPECT_NE(metadata["unreliable_reason"].get<std::string>().find("dispersion"), std::string::npos);
+}
+
+TEST_F(TuneStableCli, RequireStableStoresAReliableWinner) {
+  write(graph, matmul_graph("16", "16", "16"));
+  // A limit no measurement reaches: only the machine's load could make it unreliable.
+  auto run = tune({"--dispersion-limit", "1000", "--require-stable"});
+  if (run.err.find("load average") != std::string::npos) GTEST_SKIP() << "the machine is loaded: " << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json::parse(read(output))["engine_overrides"].size(), 1u);
+}
+
+}  // namespace

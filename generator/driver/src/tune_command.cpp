@@ -42,6 +42,7 @@ struct TuneOptions {
   int race_min_samples = 5;
   double tie_band_percent = 2.0;
   double confidence_percent = 95.0;
+  double dispersion_limit_percent = 10.0;
   std::int64_t workspace_limit = -1;
   std::int64_t memory_budget_mib = 1024;
   bool replace = false;
@@ -52,6 +53,8 @@ struct TuneOptions {
   // Shapes without a successful candidate are reported, and the exit code
   // stays 0 (tune_graph() without REQUIRE_COMPLETE).
   bool allow_incomplete = false;
+  // A winner whose measurement is unreliable fails its shape (exit 1).
+  bool require_stable = false;
 };
 
 struct Problem {
@@ -61,6 +64,7 @@ struct Problem {
   std::vector<graph::EngineKnobSweep> sweeps;  // per applicable engine: the knob values tried
   std::string error;
   int exit_code = 0;
+  bool unstable = false;  // --require-stable refused the winner: a failure --allow-incomplete does not excuse
 };
 
 // One line per knob whose sweep left valid values out or tried only its
@@ -96,6 +100,7 @@ std::string status(const graph::AutotuneResult& r) {
   std::string s = r.rank == 0 ? "winner" : "ok";
   if (r.tied_with_fastest) s += r.rank == 0 ? " (tie: first by engine id, knobs)" : " (tie)";
   if (r.eliminated_after_round >= 0) s += fmt::format(" (left the race after round {})", r.eliminated_after_round);
+  if (!r.unreliable_reason.empty()) s += " (unreliable: " + r.unreliable_reason + ")";
   return s;
 }
 
@@ -171,6 +176,7 @@ nlohmann::json problem_json(const Problem& p) {
                           {"against_fastest", against_fastest_json(r)},
                           {"tied_with_fastest", r.tied_with_fastest},
                           {"eliminated_after_round", r.eliminated_after_round},
+                          {"unreliable_reason", r.unreliable_reason},
                           {"rank", r.rank},
                           {"succeeded", r.succeeded},
                           {"error_message", r.error_message}});
@@ -235,8 +241,12 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
     return fail(2, fmt::format("{} (--memory-budget {} MiB)", buffers.error().message(), options.memory_budget_mib));
   }
   fill_inputs(g.operation_graph(), *buffers);
-  Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config, storage,
-                           &p.results);
+  // With --require-stable the winner is stored only once its measurement is
+  // known to be reliable, so an entry already in the file is never replaced
+  // by one that is not.
+  const graph::AutotuneStorageConfig no_storage;
+  Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config,
+                           options.require_stable ? no_storage : storage, &p.results);
   if (tuned.is_bad()) {
     // With results the tuning succeeded and the override file failed: INVALID_VALUE
     // is a refusal to append to it (bad input), IO_ERROR an output that cannot be written.
@@ -245,6 +255,25 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   }
   if (Error e = g.execute(&handle, buffers->pack, buffers->workspace); e.is_bad()) {
     return fail(1, "the winner does not execute: " + e.message());
+  }
+  const graph::AutotuneResult& winner = p.results.front();
+  if (!winner.unreliable_reason.empty()) {
+    const std::string why = fmt::format("the winner '{}' {} has an unreliable measurement: {}", winner.engine_name,
+                                        graph::describe_knob_settings(winner.knob_settings), winner.unreliable_reason);
+    if (options.require_stable) {
+      p.unstable = true;
+      return fail(kTuningFailure, why + " (--require-stable: not stored)");
+    }
+    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, why);
+  }
+  if (options.require_stable && !storage.file_path.empty()) {
+    const graph::OverrideWriteContext context{handle.device(), handle.registry()};
+    Result<graph::OverrideWriteReport> written =
+        graph::write_autotune_override(g.operation_graph(), winner, context, storage);
+    if (!written.ok()) {
+      const bool refused = written.error().code() == ErrorCode::INVALID_VALUE;
+      return fail(output_exit_code(written.error(), refused ? kBadInput : kTuningFailure), written.error().message());
+    }
   }
 }
 
@@ -284,6 +313,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   config.race_min_samples = options.race_min_samples;
   config.tie_band = options.tie_band_percent / 100.0;
   config.confidence = options.confidence_percent / 100.0;
+  config.dispersion_limit = options.dispersion_limit_percent / 100.0;
   if (options.iterations > 0) {
     if (config.strategy == graph::AutotuneStrategy::FIXED_AVERAGE) {
       config.timed_iterations = options.iterations;
@@ -329,7 +359,9 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
-      if (!(options.allow_incomplete && p.exit_code == kTuningFailure)) exit_code = std::max(exit_code, p.exit_code);
+      if (p.unstable || !(options.allow_incomplete && p.exit_code == kTuningFailure)) {
+        exit_code = std::max(exit_code, p.exit_code);
+      }
       if (!options.json) print_table(p);
       if (!p.error.empty()) {
         fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, p.error);
@@ -340,7 +372,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   }
   std::vector<std::string> incomplete;
   for (const Problem& p : problems) {
-    if (p.exit_code == kTuningFailure) incomplete.push_back(fmt::format("{} [{}]", p.file, p.shape_set));
+    if (p.exit_code == kTuningFailure && !p.unstable) incomplete.push_back(fmt::format("{} [{}]", p.file, p.shape_set));
   }
   if (!incomplete.empty()) {
     fmt::print(stderr, "tunekit tune: no successful candidate for: {}{}\n", fmt::join(incomplete, ", "),
@@ -408,6 +440,14 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
   tune->add_option("--plugin", options->plugins,
                    "Engine plugin (shared library) whose engines are candidates too, repeatable; loaded after those "
                    "of TUNEKIT_ENGINE_PLUGIN_PATH");
+  tune->add_option("--dispersion-limit", options->dispersion_limit_percent,
+                   "Percent coefficient of variation above which a candidate's measurement is unreliable")
+      ->capture_default_str()
+      ->check(CLI::Range(0.000001, 1000.0));
+  tune->add_flag("--require-stable", options->require_stable,
+                 "Fail a shape (exit 1) whose winner's measurement is unreliable: not stable or not decided within "
+                 "the cap, dispersion above --dispersion-limit, a timer too coarse or a loaded machine; its winner "
+                 "is then not stored");
   tune->add_flag("--allow-incomplete", options->allow_incomplete,
                  "Exit 0 when some shapes have no successful candidate (they are still reported)");
   tune->callback([options, &exit_code, &engines] { exit_code = run_tune(*options, engines); });

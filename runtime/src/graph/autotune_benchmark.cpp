@@ -67,7 +67,10 @@ PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& 
 
 void record_batching(const measure::BatchedSampler& sampler, BenchmarkOutcome& outcome) {
   outcome.batch_size = sampler.batch_size();
-  if (sampler.calibration()) outcome.calibration_executions = sampler.calibration()->extra_executions;
+  if (sampler.calibration()) {
+    outcome.calibration_executions = sampler.calibration()->extra_executions;
+    outcome.batch_capped = sampler.calibration()->reached_cap;
+  }
 }
 
 BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request) {

@@ -51,6 +51,10 @@ Error validate(const AutotuneConfig& config) {
     return {ErrorCode::INVALID_VALUE, "priming_failure_policy is not a known PrimingFailurePolicy"};
   }
   if (Error measure = measure::validate(to_measure_config(config)); measure.is_bad()) return measure;
+  if (!(config.dispersion_limit > 0.0)) {
+    return {ErrorCode::INVALID_VALUE,
+            fmt::format("dispersion_limit must be above 0, got {}", config.dispersion_limit)};
+  }
   return measure::validate(to_comparison_config(config));
 }
 

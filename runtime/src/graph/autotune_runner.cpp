@@ -4,7 +4,10 @@
 // and the selection of the winner for execute().
 #include <fmt/format.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <thread>
 
 #include "autotune_runner.hpp"
 #include "tunekit/core/log.hpp"
@@ -162,8 +165,41 @@ void check_workspaces(std::vector<Candidate>& candidates, const Graph::Impl& g, 
   }
 }
 
+// A machine busy with other work gives times that do not hold: the reason,
+// or "" when the load average is at most the logical CPUs (or unknown).
+std::string machine_load_reason() {
+  double load[1] = {0.0};
+  const unsigned cpus = std::thread::hardware_concurrency();
+  if (getloadavg(load, 1) != 1 || cpus == 0 || load[0] <= static_cast<double>(cpus)) return "";
+  return fmt::format("the load average {:.2f} was above the {} logical CPUs when autotune started", load[0], cpus);
+}
+
+// Why a succeeded measurement should not be trusted ("" when nothing was
+// seen); `undecided_race` says the race hit its round cap with this
+// candidate still in it.
+std::string unreliable_reason(const BenchmarkOutcome& outcome, const AutotuneConfig& config, bool undecided_race) {
+  const auto& m = outcome.measured;
+  std::vector<std::string> reasons;
+  if (config.strategy == AutotuneStrategy::RUN_UNTIL_STABLE && !m.converged) {
+    reasons.push_back(fmt::format("did not stabilise within {} iterations (the last {} never within {:g}%)",
+                                  m.iterations_run, config.window_size, config.stability_threshold * 100.0));
+  }
+  if (undecided_race) reasons.push_back(fmt::format("the race was not decided within {} rounds", config.max_iterations));
+  const double cov = measure::coefficient_of_variation(m.samples);
+  if (m.samples.size() >= 2 && cov > config.dispersion_limit) {
+    reasons.push_back(fmt::format("dispersion {:.1f}% above the limit of {:g}%", cov * 100.0,
+                                  config.dispersion_limit * 100.0));
+  }
+  if (outcome.batch_capped) {
+    reasons.push_back(fmt::format("the timer is too coarse: batches of {} executions were still too short",
+                                  outcome.batch_size));
+  }
+  return fmt::format("{}", fmt::join(reasons, "; "));
+}
+
 // Copies a timing outcome into the candidate's result and logs it.
-void record(Candidate& c, const BenchmarkOutcome& outcome) {
+void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig& config,
+            bool undecided_race = false) {
   const auto& m = outcome.measured;
   c.result.compiled_plan_index = c.plan_index;
   c.result.iterations_run = m.iterations_run;
@@ -182,6 +218,10 @@ void record(Candidate& c, const BenchmarkOutcome& outcome) {
     return;
   }
   c.result.succeeded = true;
+  c.result.unreliable_reason = unreliable_reason(outcome, config, undecided_race);
+  if (!c.result.unreliable_reason.empty()) {
+    log::warn("autotune: '{}': unreliable measurement: {}", c.plan->name(), c.result.unreliable_reason);
+  }
   if (outcome.batch_size > 1) {
     log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "
               "executions to choose the batch)",
@@ -197,7 +237,7 @@ void benchmark_one_by_one(std::vector<Candidate*>& pending, const AutotuneReques
   for (Candidate* c : pending) {
     log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c->plan->name(), c->result.engine_id,
               c->plan_index);
-    record(*c, benchmark_plan(*c->plan, request));
+    record(*c, benchmark_plan(*c->plan, request), request.config);
   }
 }
 
@@ -214,7 +254,7 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
     if (!p.failure.empty()) {
       BenchmarkOutcome failed;
       failed.failure = std::move(p.failure);
-      record(*c, failed);
+      record(*c, failed, request.config);
       continue;
     }
     samplers.push_back(p.sampler->time_once());
@@ -241,7 +281,9 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
       log::info("autotune: '{}' left the race after round {}: {}", racers[i]->plan->name(),
                 entry.eliminated_after_round, measure::describe(entry.against_leader, comparison));
     }
-    record(*racers[i], b);
+    const bool undecided =
+        outcome.end == measure::RaceEnd::ROUND_LIMIT && entry.eliminated_after_round < 0 && !entry.measured.failed;
+    record(*racers[i], b, request.config, undecided);
   }
 }
 
@@ -329,7 +371,15 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
     publish(candidates, config, results, ranked);
     return {ErrorCode::INVALID_VALUE, *summary};
   }
+  const std::string load = config.check_machine_load ? machine_load_reason() : std::string();
+  if (!load.empty()) log::warn("autotune: {}: the times may not hold", load);
   benchmark_all(candidates, request);
+  if (!load.empty()) {
+    for (auto& c : candidates) {
+      if (!c.result.succeeded) continue;
+      c.result.unreliable_reason += (c.result.unreliable_reason.empty() ? "" : "; ") + load;
+    }
+  }
 
   publish(candidates, config, results, ranked);
   const auto succeeded = std::count_if(ranked.begin(), ranked.end(), [](const auto& r) { return r.succeeded; });

@@ -60,6 +60,7 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
   if (winner.strategy_used != AutotuneStrategy::FIXED_AVERAGE) metadata["converged"] = winner.converged;
   // Won a tie by the deterministic rule rather than by its time.
   metadata["tied_with_fastest"] = winner.tied_with_fastest;
+  if (!winner.unreliable_reason.empty()) metadata["unreliable_reason"] = winner.unreliable_reason;
   metadata["timestamp"] = iso8601_utc(now);
   if (!winner.knob_settings.empty()) {
     json knobs = json::array();

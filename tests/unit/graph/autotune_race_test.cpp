@@ -132,5 +132,65 @@ TEST_F(AutotuneRace, ARaceOfOneTakesTheMinimumSamples) {
   EXPECT_TRUE(results[0].converged);
 }
 
+TEST_F(AutotuneRace, UnreliableMeasurementsAreReportedWithTheirReasons) {
+  FakeBehaviour noisy = behaviour(1, "noisy");
+  noisy.cost_script = {1.0, 3.0};
+  add(noisy);
+  add(behaviour(2, "steady", 2.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  AutotuneConfig config;
+  config.max_iterations = 12;
+  config.window_size = 4;
+  config.check_machine_load = false;
+  LogCapture log;
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  const AutotuneResult* n = find(results, 1);
+  const AutotuneResult* steady = find(results, 2);
+  ASSERT_TRUE(n && steady);
+  EXPECT_EQ(n->unreliable_reason,
+            "did not stabilise within 12 iterations (the last 4 never within 5%); dispersion 50.0% above the limit of "
+            "10%");
+  EXPECT_EQ(steady->unreliable_reason, "");
+  EXPECT_EQ(log.count_containing("autotune: 'noisy': unreliable measurement: did not stabilise"), 1);
+
+  // The limit is the config's.
+  config.dispersion_limit = 0.6;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  EXPECT_EQ(find(results, 1)->unreliable_reason, "did not stabilise within 12 iterations (the last 4 never within 5%)");
+  config.dispersion_limit = 0.0;
+  EXPECT_EQ(graph.autotune(handle.get(), pack, workspace.data(), ws(), config).message(),
+            "autotune: invalid AutotuneConfig: dispersion_limit must be above 0, got 0");
+}
+
+TEST_F(AutotuneRace, ARaceUndecidedAtItsRoundCapIsUnreliableForTheRacersLeft) {
+  FakeBehaviour a = behaviour(1, "a");
+  a.cost_script = {1.0, 1.3};
+  FakeBehaviour b = behaviour(2, "b");
+  b.cost_script = {1.25, 1.02};
+  add(a);
+  add(b);
+  add(behaviour(3, "slow", 5.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  AutotuneConfig config = race();
+  config.max_iterations = 10;
+  config.check_machine_load = false;
+  std::vector<AutotuneResult> results;
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  for (std::int64_t id : {1, 2}) {
+    const AutotuneResult* r = find(results, id);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->iterations_run, 10);
+    EXPECT_FALSE(r->converged);
+    EXPECT_NE(r->unreliable_reason.find("the race was not decided within 10 rounds"), std::string::npos)
+        << r->unreliable_reason;
+  }
+  // Dropped as slower with steady times: a decided, reliable measurement.
+  EXPECT_EQ(find(results, 3)->eliminated_after_round, 4);
+  EXPECT_EQ(find(results, 3)->unreliable_reason, "");
+}
+
 }  // namespace
 }  // namespace tunekit::graph::testing

@@ -51,6 +51,12 @@ struct AutotuneConfig {
   // rank_autotune_results). 0 turns ties off: the order is by min_time_ms only.
   double tie_band = 0.02;
   double confidence = 0.95;
+  // A succeeded candidate whose samples' coefficient of variation exceeds
+  // this is reported unreliable (AutotuneResult::unreliable_reason); > 0.
+  double dispersion_limit = 0.10;
+  // Whether a load average above the logical CPUs at the start makes every
+  // measurement unreliable (off for tests whose machine load is not theirs).
+  bool check_machine_load = true;
   std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
   AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
@@ -88,6 +94,12 @@ struct AutotuneResult {
   bool tied_with_fastest = false;
   // RACE: the 0-based round after which the race dropped it as slower; -1 otherwise.
   int eliminated_after_round = -1;
+  // Why this succeeded candidate's time should not be trusted, empty when
+  // nothing was seen: it did not stabilise or its race was not decided
+  // within the cap, its samples' dispersion exceeds dispersion_limit, the
+  // timer was too coarse even at the largest batch, or the machine was
+  // loaded (load average above its logical CPUs) when autotune() started.
+  std::string unreliable_reason;
   int iterations_run = 0;
   bool converged = false;
   // Executions per timed sample: 1 when one execution is long enough for the
@@ -120,7 +132,7 @@ struct AutotuneResult {
 
 // INVALID_VALUE naming the first offending field (warmup_iterations,
 // timed_iterations, window_size, max_iterations, stability_threshold,
-// race_min_samples, tie_band, confidence) or OK.
+// race_min_samples, tie_band, confidence, dispersion_limit) or OK.
 Error validate(const AutotuneConfig& config);
 
 measure::MeasureConfig to_measure_config(const AutotuneConfig& config);
