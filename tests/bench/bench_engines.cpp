@@ -35,6 +35,7 @@
 #include "tunekit/engines/onednn_engines.hpp"
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
+#include "random_graph_buffers.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_file.hpp"
 #include "tunekit/graph/override_index.hpp"
@@ -58,20 +59,7 @@ struct Options {
 // Builds one graph; the same function makes every copy a candidate needs.
 using GraphMaker = std::function<Graph()>;
 
-struct Buffers {
-  std::map<std::int64_t, std::vector<float>> data;
-  VariantPack pack;
-  explicit Buffers(const OperationGraph& graph) {
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (std::int64_t uid : graph.required_uids()) {
-      std::vector<float>& values = data[uid];
-      values.resize(static_cast<std::size_t>(graph.find_tensor(uid)->span_bytes().value()) / sizeof(float));
-      for (float& x : values) x = u(rng);
-      pack[uid] = values.data();
-    }
-  }
-};
+using Buffers = tunekit::bench::RandomGraphBuffers;
 
 struct Candidate {
   std::int64_t engine;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tunekit/engines/cpu_engines.hpp"
+#include "random_graph_buffers.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/graph/graph_file.hpp"
 #include "tunekit/graph/handle.hpp"
@@ -62,21 +63,7 @@ std::string winner_key(const AutotuneResult& r) {
   return fmt::format("{} {}", r.engine_name, describe_knob_settings(r.knob_settings));
 }
 
-// Random inputs for every tensor the graph reads or writes.
-struct Buffers {
-  std::map<std::int64_t, std::vector<float>> data;
-  VariantPack pack;
-  explicit Buffers(const OperationGraph& graph) {
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (std::int64_t uid : graph.required_uids()) {
-      std::vector<float>& values = data[uid];
-      values.resize(static_cast<std::size_t>(graph.find_tensor(uid)->span_bytes().value()) / sizeof(float));
-      for (float& x : values) x = u(rng);
-      pack[uid] = values.data();
-    }
-  }
-};
+using Buffers = tunekit::bench::RandomGraphBuffers;
 
 // One tune of one shape; false when it could not run.
 bool tune_once(const GraphFile& file, std::optional<std::size_t> set, Handle* handle, const EngineRegistry& registry,

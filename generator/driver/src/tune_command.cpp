@@ -441,7 +441,8 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
                    "Engine plugin (shared library) whose engines are candidates too, repeatable; loaded after those "
                    "of TUNEKIT_ENGINE_PLUGIN_PATH");
   tune->add_option("--dispersion-limit", options->dispersion_limit_percent,
-                   "Percent coefficient of variation above which a candidate's measurement is unreliable")
+                   "Percent dispersion (1.4826 x median absolute deviation over the median) above which a candidate's "
+                   "measurement is unreliable")
       ->capture_default_str()
       ->check(CLI::Range(0.000001, 1000.0));
   tune->add_flag("--require-stable", options->require_stable,

@@ -185,10 +185,15 @@ std::string unreliable_reason(const BenchmarkOutcome& outcome, const AutotuneCon
                                   m.iterations_run, config.window_size, config.stability_threshold * 100.0));
   }
   if (undecided_race) reasons.push_back(fmt::format("the race was not decided within {} rounds", config.max_iterations));
-  const double cov = measure::coefficient_of_variation(m.samples);
-  if (m.samples.size() >= 2 && cov > config.dispersion_limit) {
-    reasons.push_back(fmt::format("dispersion {:.1f}% above the limit of {:g}%", cov * 100.0,
-                                  config.dispersion_limit * 100.0));
+  // Robust dispersion: the scaled median absolute deviation over the median,
+  // so that one preempted sample among steady ones does not count (the race
+  // and the comparison already look at medians).
+  if (m.samples.size() >= 2) {
+    const double dispersion = 1.4826 * measure::median_absolute_deviation(m.samples) / measure::median(m.samples);
+    if (dispersion > config.dispersion_limit) {
+      reasons.push_back(fmt::format("dispersion {:.1f}% above the limit of {:g}%", dispersion * 100.0,
+                                    config.dispersion_limit * 100.0));
+    }
   }
   if (outcome.batch_capped) {
     reasons.push_back(fmt::format("the timer is too coarse: batches of {} executions were still too short",
@@ -220,7 +225,7 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
   c.result.succeeded = true;
   c.result.unreliable_reason = unreliable_reason(outcome, config, undecided_race);
   if (!c.result.unreliable_reason.empty()) {
-    log::warn("autotune: '{}': unreliable measurement: {}", c.plan->name(), c.result.unreliable_reason);
+    log::info("autotune: '{}': unreliable measurement: {}", c.plan->name(), c.result.unreliable_reason);
   }
   if (outcome.batch_size > 1) {
     log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "

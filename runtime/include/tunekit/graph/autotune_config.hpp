@@ -51,8 +51,10 @@ struct AutotuneConfig {
   // rank_autotune_results). 0 turns ties off: the order is by min_time_ms only.
   double tie_band = 0.02;
   double confidence = 0.95;
-  // A succeeded candidate whose samples' coefficient of variation exceeds
-  // this is reported unreliable (AutotuneResult::unreliable_reason); > 0.
+  // A succeeded candidate whose samples' dispersion (1.4826 x their median
+  // absolute deviation over their median: the standard deviation for
+  // normal noise, deaf to a lone outlier) exceeds this is reported
+  // unreliable (AutotuneResult::unreliable_reason); > 0.
   double dispersion_limit = 0.10;
   // Whether a load average above the logical CPUs at the start makes every
   // measurement unreliable (off for tests whose machine load is not theirs).
