@@ -11,6 +11,7 @@
 #include "autotune_runner.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/measure/batched_sampler.hpp"
+#include "tunekit/measure/settle.hpp"
 
 namespace tunekit::graph::detail {
 namespace {
@@ -20,6 +21,24 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kFallbackResolutionSeconds = 1e-9;
 
 }  // namespace
+
+MachineSettler::Outcome MachineSettler::settle() {
+  measure::SettleOptions options;
+  options.timeout_ms = gave_up_ ? 0.0 : timeout_ms_;
+  const measure::SettleReport report = measure::settle_threads(options);
+  Outcome outcome;
+  outcome.waited_ms = report.waited_ms;
+  if (!report.settled) {
+    gave_up_ = true;
+    outcome.unsettled = measure::describe(report);
+  }
+  return outcome;
+}
+
+void SettleRecord::add(const MachineSettler::Outcome& outcome) {
+  waited_ms += outcome.waited_ms;
+  if (unsettled.empty() && !outcome.unsettled.empty()) unsettled = outcome.unsettled;
+}
 
 PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& request) {
   PreparedBenchmark prepared;
@@ -53,6 +72,10 @@ PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& 
   options.clock_resolution_s = resolution > 0.0 && std::isfinite(resolution) ? resolution : kFallbackResolutionSeconds;
   options.log_prefix = fmt::format("autotune: '{}':", plan.name());
   prepared.sampler.emplace(clock, run, measure::BatchedSampler::Synchronize{}, options);
+
+  // The warm-up times choose the batch size: they must not carry the spin of
+  // the pool that ran before.
+  if (request.settler) prepared.settling.add(request.settler->settle());
 
   if (Error warm = prepared.sampler->warm_up(request.config.warmup_iterations); warm.is_bad()) {
     prepared.failure = "failed warmup: " + warm.message();
@@ -91,6 +114,7 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
   };
   outcome.measured = measure::run_timed_loop(to_measure_config(request.config), prepared.sampler->time_once(), progress);
   record_batching(*prepared.sampler, outcome);
+  outcome.settling = std::move(prepared.settling);
   if (outcome.measured.failed) outcome.failure = "failed benchmark: " + outcome.measured.message;
   return outcome;
 }

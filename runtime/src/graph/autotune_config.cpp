@@ -55,6 +55,10 @@ Error validate(const AutotuneConfig& config) {
     return {ErrorCode::INVALID_VALUE,
             fmt::format("dispersion_limit must be above 0, got {}", config.dispersion_limit)};
   }
+  if (!(config.settle_timeout_ms >= 0.0) || !std::isfinite(config.settle_timeout_ms)) {
+    return {ErrorCode::INVALID_VALUE,
+            fmt::format("settle_timeout_ms must be at least 0 and finite, got {}", config.settle_timeout_ms)};
+  }
   return measure::validate(to_comparison_config(config));
 }
 

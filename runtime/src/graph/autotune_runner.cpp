@@ -199,6 +199,9 @@ std::string unreliable_reason(const BenchmarkOutcome& outcome, const AutotuneCon
     reasons.push_back(fmt::format("the timer is too coarse: batches of {} executions were still too short",
                                   outcome.batch_size));
   }
+  if (!outcome.settling.unsettled.empty()) {
+    reasons.push_back("other threads of the process kept running while it was timed: " + outcome.settling.unsettled);
+  }
   return fmt::format("{}", fmt::join(reasons, "; "));
 }
 
@@ -216,6 +219,7 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
   c.result.stddev_ms = m.stddev_ms;
   c.result.samples_ms = m.samples;
   c.result.median_time_ms = m.samples.empty() ? 0.0 : measure::median(m.samples);
+  c.result.settle_wait_ms = outcome.settling.waited_ms;
   if (!outcome.failure.empty()) {
     c.result.succeeded = false;
     c.result.error_message = outcome.failure;
@@ -226,6 +230,10 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
   c.result.unreliable_reason = unreliable_reason(outcome, config, undecided_race);
   if (!c.result.unreliable_reason.empty()) {
     log::info("autotune: '{}': unreliable measurement: {}", c.plan->name(), c.result.unreliable_reason);
+  }
+  if (outcome.settling.waited_ms > 0.0) {
+    log::debug("autotune: '{}': waited {:.1f} ms in all for the other threads to sleep before its runs", c.plan->name(),
+               outcome.settling.waited_ms);
   }
   if (outcome.batch_size > 1) {
     log::info("autotune: '{}': one execution is too short for the timer: timed in batches of {} ({} extra "
@@ -262,9 +270,19 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
       record(*c, failed, request.config);
       continue;
     }
-    samplers.push_back(p.sampler->time_once());
     racers.push_back(c);
     prepared.push_back(std::move(p));
+  }
+  // Every sample follows another candidate's, whose pool may still spin:
+  // each waits for the machine to settle (the wait is not timed).
+  std::vector<SettleRecord> settling(racers.size());
+  for (std::size_t i = 0; i < racers.size(); ++i) {
+    settling[i] = prepared[i].settling;
+    samplers.push_back([time_once = prepared[i].sampler->time_once(), settler = request.settler,
+                        record = &settling[i]](int iteration) {
+      if (settler) record->add(settler->settle());
+      return time_once(iteration);
+    });
   }
   const measure::ComparisonConfig comparison = to_comparison_config(request.config);
   const measure::RaceOutcome outcome = measure::run_race(to_measure_config(request.config), comparison, samplers);
@@ -275,6 +293,7 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
     BenchmarkOutcome b;
     b.measured = entry.measured;
     record_batching(*prepared[i].sampler, b);
+    b.settling = settling[i];
     if (entry.measured.failed) b.failure = "failed benchmark: " + entry.measured.message;
     racers[i]->result.eliminated_after_round = entry.eliminated_after_round;
     if (entry.eliminated_after_round >= 0) {
@@ -378,7 +397,10 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
   }
   const std::string load = config.check_machine_load ? machine_load_reason() : std::string();
   if (!load.empty()) log::warn("autotune: {}: the times may not hold", load);
-  benchmark_all(candidates, request);
+  MachineSettler settler(config.settle_timeout_ms);
+  AutotuneRequest settled_request = request;
+  settled_request.settler = &settler;
+  benchmark_all(candidates, settled_request);
   if (!load.empty()) {
     for (auto& c : candidates) {
       if (!c.result.succeeded) continue;

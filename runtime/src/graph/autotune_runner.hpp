@@ -17,12 +17,38 @@
 
 namespace tunekit::graph::detail {
 
+// Waits for the process's other threads to sleep before a candidate is
+// timed (AutotuneConfig::settle_timeout_ms). Once a wait has timed out, the
+// threads still running are taken to stay busy: later calls only look, so a
+// race does not pay the timeout on every sample.
+class MachineSettler {
+ public:
+  explicit MachineSettler(double timeout_ms) : timeout_ms_(timeout_ms) {}
+  struct Outcome {
+    double waited_ms = 0.0;
+    std::string unsettled;  // why the machine was not settled ("" when it was)
+  };
+  Outcome settle();
+
+ private:
+  double timeout_ms_;
+  bool gave_up_ = false;
+};
+
+// What a candidate's settling cost and found, over its warm-up and samples.
+struct SettleRecord {
+  double waited_ms = 0.0;
+  std::string unsettled;  // the first time other threads still ran, or ""
+  void add(const MachineSettler::Outcome& outcome);
+};
+
 struct AutotuneRequest {
   Handle& handle;
   const VariantPack& variant_pack;
   void* workspace;
   std::optional<std::int64_t> workspace_limit;  // nullopt: the overload without a workspace size
   const AutotuneConfig& config;
+  MachineSettler* settler = nullptr;  // null: nothing is waited for
 };
 
 // Why the user's own criteria left a candidate out: such exclusions are not
@@ -53,6 +79,7 @@ struct BenchmarkOutcome {
   std::int64_t batch_size = 0;              // 0 when the batch size was never chosen
   std::int64_t calibration_executions = 0;  // run only to choose the batch size
   bool batch_capped = false;  // the largest batch was still too short for the timer
+  SettleRecord settling;
 };
 BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& request);
 
@@ -61,6 +88,7 @@ BenchmarkOutcome benchmark_plan(ExecutionPlan& plan, const AutotuneRequest& requ
 struct PreparedBenchmark {
   std::string failure;
   std::optional<measure::BatchedSampler> sampler;
+  SettleRecord settling;  // the wait before the warm-up
 };
 PreparedBenchmark prepare_benchmark(ExecutionPlan& plan, const AutotuneRequest& request);
 void record_batching(const measure::BatchedSampler& sampler, BenchmarkOutcome& outcome);

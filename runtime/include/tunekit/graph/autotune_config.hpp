@@ -59,6 +59,13 @@ struct AutotuneConfig {
   // Whether a load average above the logical CPUs at the start makes every
   // measurement unreliable (off for tests whose machine load is not theirs).
   bool check_machine_load = true;
+  // Before a candidate is warmed up, and before each of its samples in a
+  // race, autotune waits up to this long for every other thread of the
+  // process to sleep (measure/settle.hpp), so that the pools of the library
+  // timed before it do not spin on the cores it needs. A candidate timed
+  // while other threads still ran is reported unreliable; after one such
+  // timeout the run stops waiting (only looks). 0: never wait, only look.
+  double settle_timeout_ms = 250.0;
   std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
   AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
@@ -96,11 +103,16 @@ struct AutotuneResult {
   bool tied_with_fastest = false;
   // RACE: the 0-based round after which the race dropped it as slower; -1 otherwise.
   int eliminated_after_round = -1;
+  // Time spent waiting for the other threads to sleep before this
+  // candidate's warm-up and samples (see AutotuneConfig::settle_timeout_ms),
+  // never part of its times.
+  double settle_wait_ms = 0.0;
   // Why this succeeded candidate's time should not be trusted, empty when
   // nothing was seen: it did not stabilise or its race was not decided
   // within the cap, its samples' dispersion exceeds dispersion_limit, the
   // timer was too coarse even at the largest batch, or the machine was
-  // loaded (load average above its logical CPUs) when autotune() started.
+  // loaded (load average above its logical CPUs) when autotune() started,
+  // or other threads of the process still ran when it was timed.
   std::string unreliable_reason;
   int iterations_run = 0;
   bool converged = false;
@@ -134,7 +146,7 @@ struct AutotuneResult {
 
 // INVALID_VALUE naming the first offending field (warmup_iterations,
 // timed_iterations, window_size, max_iterations, stability_threshold,
-// race_min_samples, tie_band, confidence, dispersion_limit) or OK.
+// race_min_samples, tie_band, confidence, dispersion_limit, settle_timeout_ms) or OK.
 Error validate(const AutotuneConfig& config);
 
 measure::MeasureConfig to_measure_config(const AutotuneConfig& config);
