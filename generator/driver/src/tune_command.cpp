@@ -43,6 +43,9 @@ struct TuneOptions {
   double tie_band_percent = 2.0;
   double confidence_percent = 95.0;
   double dispersion_limit_percent = 10.0;
+  double settle_timeout_ms = 250.0;
+  bool no_result_check = false;
+  double result_tolerance = 0.0;  // 0: the tolerance of each output's data type
   std::int64_t workspace_limit = -1;
   std::int64_t memory_budget_mib = 1024;
   bool replace = false;
@@ -177,6 +180,9 @@ nlohmann::json problem_json(const Problem& p) {
                           {"tied_with_fastest", r.tied_with_fastest},
                           {"eliminated_after_round", r.eliminated_after_round},
                           {"unreliable_reason", r.unreliable_reason},
+                          {"settle_wait_ms", r.settle_wait_ms},
+                          {"result_check", r.result_check},
+                          {"result_error", r.result_error},
                           {"rank", r.rank},
                           {"succeeded", r.succeeded},
                           {"error_message", r.error_message}});
@@ -314,6 +320,9 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
   config.tie_band = options.tie_band_percent / 100.0;
   config.confidence = options.confidence_percent / 100.0;
   config.dispersion_limit = options.dispersion_limit_percent / 100.0;
+  config.settle_timeout_ms = options.settle_timeout_ms;
+  config.check_results = !options.no_result_check;
+  config.result_tolerance = options.result_tolerance;
   if (options.iterations > 0) {
     if (config.strategy == graph::AutotuneStrategy::FIXED_AVERAGE) {
       config.timed_iterations = options.iterations;
@@ -445,6 +454,18 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
                    "measurement is unreliable")
       ->capture_default_str()
       ->check(CLI::Range(0.000001, 1000.0));
+  tune->add_option("--settle-timeout", options->settle_timeout_ms,
+                   "Milliseconds to wait, before each candidate is timed, for the threads of the library timed before "
+                   "it to sleep (0: never wait; a candidate timed while other threads ran is unreliable)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60000.0));
+  tune->add_flag("--no-result-check", options->no_result_check,
+                 "Do not compare each candidate's results with a reference engine's before timing it (by default "
+                 "one that disagrees fails with 'wrong result' and its largest error)");
+  tune->add_option("--result-tolerance", options->result_tolerance,
+                   "Largest error (relative, absolute below 1) of the result check (default: 1e-3 for float, 1e-9 "
+                   "for double, 2e-2 for float16, 6e-2 for bfloat16)")
+      ->check(CLI::Range(0.0, 1e6));
   tune->add_flag("--require-stable", options->require_stable,
                  "Fail a shape (exit 1) whose winner's measurement is unreliable: not stable or not decided within "
                  "the cap, dispersion above --dispersion-limit, a timer too coarse or a loaded machine; its winner "

@@ -59,6 +59,10 @@ Error validate(const AutotuneConfig& config) {
     return {ErrorCode::INVALID_VALUE,
             fmt::format("settle_timeout_ms must be at least 0 and finite, got {}", config.settle_timeout_ms)};
   }
+  if (!(config.result_tolerance >= 0.0) || !std::isfinite(config.result_tolerance)) {
+    return {ErrorCode::INVALID_VALUE,
+            fmt::format("result_tolerance must be at least 0 and finite, got {}", config.result_tolerance)};
+  }
   return measure::validate(to_comparison_config(config));
 }
 

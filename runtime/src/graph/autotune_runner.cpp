@@ -323,6 +323,20 @@ void benchmark_all(std::vector<Candidate>& candidates, const AutotuneRequest& re
   }
 }
 
+// The result check: a candidate whose outputs disagree with the reference
+// engine's fails before it is timed.
+void check_all_results(std::vector<Candidate>& candidates, Graph::Impl& g, const AutotuneRequest& request) {
+  ResultChecker checker(g, request);
+  if (!checker.unavailable().empty()) log::info("autotune: results are not checked: {}", checker.unavailable());
+  for (auto& c : candidates) {
+    if (c.settled) continue;
+    const std::string wrong = checker.check(*c.plan, c.result);
+    if (wrong.empty()) continue;
+    log::warn("autotune: '{}' (engine id {}) failed: {}", c.plan->name(), c.result.engine_id, wrong);
+    settle(c, wrong);
+  }
+}
+
 // The INVALID_VALUE summary when the user's criteria excluded every
 // candidate; nullopt when one remains or another disposition applied. It
 // names only the categories that are not zero.
@@ -395,6 +409,7 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
     publish(candidates, config, results, ranked);
     return {ErrorCode::INVALID_VALUE, *summary};
   }
+  if (config.check_results) check_all_results(candidates, g, request);
   const std::string load = config.check_machine_load ? machine_load_reason() : std::string();
   if (!load.empty()) log::warn("autotune: {}: the times may not hold", load);
   MachineSettler settler(config.settle_timeout_ms);

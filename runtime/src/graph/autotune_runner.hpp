@@ -69,6 +69,38 @@ struct Candidate {
   Exclusion exclusion = Exclusion::NONE;
 };
 
+// The result check before timing (AutotuneConfig::check_results): the
+// reference engine's outputs on the variant pack, computed once, and each
+// candidate's compared with them. The reference is compiled apart from the
+// candidates, with its knobs' defaults and its own workspace, so it checks
+// them whether or not it is a candidate itself.
+class ResultChecker {
+ public:
+  ResultChecker(Graph::Impl& g, const AutotuneRequest& request);
+  // Runs the candidate once on poisoned outputs and compares; fills
+  // result_check and result_error. Returns the failure ("wrong result
+  // against ...") or "" when it agrees or could not be checked.
+  std::string check(ExecutionPlan& plan, AutotuneResult& result);
+  // Why nothing is checked ("" when a reference ran).
+  const std::string& unavailable() const noexcept { return unavailable_; }
+
+ private:
+  struct Output {
+    std::int64_t uid = -1;
+    std::string name;
+    DataType type = DataType::FLOAT;
+    std::int64_t elements = 0;
+    void* data = nullptr;          // the caller's buffer
+    std::vector<std::byte> expected;  // the reference's result
+  };
+  void poison_outputs();
+  Graph::Impl& g_;
+  const AutotuneRequest& request_;
+  std::string reference_name_;
+  std::string unavailable_;
+  std::vector<Output> outputs_;
+};
+
 // Times one compiled plan: timed warm-up, device synchronization, then the
 // timed loop of the configured strategy over batched samples from the
 // stream's timer. The warm-up times choose the batch size when single

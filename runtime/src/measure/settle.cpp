@@ -71,8 +71,8 @@ int busy_other_threads() { return count_busy(nullptr); }
 SettleReport settle_threads(const SettleOptions& options) {
   using Clock = std::chrono::steady_clock;
   SettleReport report;
-  const auto start = Clock::now();
   int busy = count_busy(&report.threads);
+  const auto first_look = Clock::now();
   if (busy < 0) {
     report.settled = true;
     return report;
@@ -84,12 +84,16 @@ SettleReport settle_threads(const SettleOptions& options) {
                              ? options.poll_interval_ms
                              : 0.1;
   const auto poll = std::chrono::duration<double, std::milli>(poll_ms);
-  auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); };
-  while (busy > 0 && elapsed_ms() < timeout_ms) {
+  auto last_look = first_look;
+  auto since_first_look_ms = [&](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(t - first_look).count();
+  };
+  while (busy > 0 && since_first_look_ms(last_look) < timeout_ms) {
     std::this_thread::sleep_for(poll);
     busy = std::max(count_busy(&report.threads), 0);
+    last_look = Clock::now();
   }
-  report.waited_ms = report.busy_at_start > 0 ? elapsed_ms() : 0.0;
+  report.waited_ms = since_first_look_ms(last_look);
   report.busy_at_end = busy;
   report.settled = busy == 0;
   return report;

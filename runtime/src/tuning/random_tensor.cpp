@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 
+#include "tunekit/core/element_compare.hpp"
 #include "tunekit/core/half_precision.hpp"
 
 namespace tunekit::tuning {
@@ -76,20 +77,7 @@ std::int64_t element_count(const Shape& shape) noexcept {
 
 std::string to_string(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
-double Tensor::element(std::int64_t i) const noexcept {
-  switch (type) {
-    case DataType::FLOAT: return as<float>()[i];
-    case DataType::DOUBLE: return as<double>()[i];
-    case DataType::FLOAT16: return core::float16_to_float(as<std::uint16_t>()[i]);
-    case DataType::BFLOAT16: return core::bfloat16_to_float(as<std::uint16_t>()[i]);
-    case DataType::INT8: return as<std::int8_t>()[i];
-    case DataType::UINT8: return as<std::uint8_t>()[i];
-    case DataType::INT32: return as<std::int32_t>()[i];
-    case DataType::INT64: return static_cast<double>(as<std::int64_t>()[i]);
-    case DataType::BOOL: return as<std::uint8_t>()[i] ? 1.0 : 0.0;
-  }
-  return 0.0;
-}
+double Tensor::element(std::int64_t i) const noexcept { return core::load_element(type, data(), i); }
 
 Result<Tensor> EmptyTensor(DataType type, Shape shape, const TensorAllocator& allocator) {
   const std::int64_t count = element_count(shape);
@@ -173,49 +161,20 @@ bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept {
   return true;
 }
 
-namespace {
-
-double smallest_normal(DataType type) noexcept {
-  switch (type) {
-    case DataType::DOUBLE: return std::numeric_limits<double>::min();
-    case DataType::FLOAT16: return 0x1p-14;
-    case DataType::FLOAT:
-    case DataType::BFLOAT16: return std::numeric_limits<float>::min();
-    default: return 0.0;  // integers: no subnormals, the tolerance alone
-  }
-}
-
-}  // namespace
-
 Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance, ToleranceScale scale) {
   if (expected.type != actual.type || expected.shape != actual.shape) {
     return {ErrorCode::INVALID_VALUE,
             fmt::format("tensors differ in type or shape: {} {} vs {} {}", core::to_string(expected.type),
                         to_string(expected.shape), core::to_string(actual.type), to_string(actual.shape))};
   }
-  const double floor = scale == ToleranceScale::RELATIVE ? smallest_normal(expected.type) : 1.0;
-  for (std::int64_t i = 0; i < expected.size(); ++i) {
-    const double e = expected.element(i);
-    const double a = actual.element(i);
-    // Equal values match first: equal infinities differ by NaN. An infinity
-    // matches only itself (a relative tolerance of one admits anything).
-    if (e == a || (std::isnan(e) && std::isnan(a))) continue;
-    if (std::isinf(e) || std::isinf(a) || !(std::fabs(e - a) <= tolerance * std::max(floor, std::fabs(e)))) {
-      return {ErrorCode::EXECUTION_FAILED,
-              fmt::format("wrong result at element {}: expected {}, got {}", i, e, a)};
-    }
-  }
-  return Error::ok();
+  const core::ElementComparison comparison =
+      core::compare_elements(expected.type, expected.data(), actual.data(), expected.size(), tolerance, scale);
+  if (comparison.agrees()) return Error::ok();
+  return {ErrorCode::EXECUTION_FAILED, fmt::format("wrong result at element {}: expected {}, got {}",
+                                                   comparison.first_index, comparison.first_expected,
+                                                   comparison.first_actual)};
 }
 
-void poison(Tensor& tensor) noexcept {
-  switch (tensor.type) {
-    case DataType::FLOAT: std::fill_n(tensor.as<float>(), tensor.size(), std::nanf("")); break;
-    case DataType::DOUBLE: std::fill_n(tensor.as<double>(), tensor.size(), std::nan("")); break;
-    case DataType::FLOAT16:
-    case DataType::BFLOAT16: std::fill_n(tensor.as<std::uint16_t>(), tensor.size(), std::uint16_t{0x7FFF}); break;
-    default: std::memset(tensor.data(), 0xA5, tensor.bytes()); break;
-  }
-}
+void poison(Tensor& tensor) noexcept { core::poison_elements(tensor.type, tensor.data(), tensor.size()); }
 
 }  // namespace tunekit::tuning

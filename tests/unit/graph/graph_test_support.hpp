@@ -96,6 +96,8 @@ struct FakeBehaviour {
   bool throw_execute = false;
   bool fail_when_primed = false;  // compiling with global.benchmarking=1 fails
   int fail_at_execution = -1;     // 1-based execution count (over all plans) that fails
+  // What the kernel writes into the variant pack's buffers (nothing when empty).
+  std::function<void(const VariantPack&)> compute;
 };
 
 struct FakeCounters {
@@ -113,12 +115,13 @@ class FakeKernel final : public ExecutionKernel {
     return Error::ok();
   }
   std::int64_t workspace_size() const override { return b_.workspace(knobs_); }
-  Error execute(const ExecutionArguments&) override {
+  Error execute(const ExecutionArguments& args) override {
     const int n = ++counters_->executions;
     if (knobs_.get_int(kBenchmarkingKnob) == 1) ++counters_->primed_executions;
     sim_->events.push_back("exec:" + b_.descriptor.name);
     if (b_.throw_execute) throw std::runtime_error("kernel exploded");
     if (b_.fail_execute || n == b_.fail_at_execution) return {ErrorCode::EXECUTION_FAILED, "kernel refused"};
+    if (b_.compute) b_.compute(args.variant_pack);
     const double cost = b_.cost_script.empty()
                             ? b_.cost_ms(knobs_)
                             : b_.cost_script[static_cast<std::size_t>(n - 1) % b_.cost_script.size()];

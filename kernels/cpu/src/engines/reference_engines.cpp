@@ -120,7 +120,9 @@ class SequentialKernel final : public ExecutionKernel {
 class ReferenceEngine final : public Engine {
  public:
   ReferenceEngine(EngineDescriptor descriptor, std::optional<OperationKind> single, std::string tile_knob)
-      : descriptor_(std::move(descriptor)), single_(single), tile_knob_(std::move(tile_knob)) {}
+      : descriptor_(std::move(descriptor)), single_(single), tile_knob_(std::move(tile_knob)) {
+    descriptor_.reference = true;  // the oracle of autotune's result check
+  }
   const EngineDescriptor& descriptor() const override { return descriptor_; }
   Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
     if (device.kind() != platform::DeviceKind::CPU) return unsupported("runs on the CPU only");

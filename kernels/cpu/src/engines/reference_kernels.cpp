@@ -64,9 +64,10 @@ void matmul(const View& a, const View& b, const View& c, std::int64_t tile) {
   if (tile <= 0) {
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t j = 0; j < n; ++j) {
-        float sum = 0.0f;
-        for (std::int64_t p = 0; p < k; ++p) sum += at(a, i, p) * at(b, p, j);
-        at(c, i, j) = sum;
+        // In double: the plain loop is the oracle other engines are checked against.
+        double sum = 0.0;
+        for (std::int64_t p = 0; p < k; ++p) sum += static_cast<double>(at(a, i, p)) * at(b, p, j);
+        at(c, i, j) = static_cast<float>(sum);
       }
     }
     return;

@@ -66,6 +66,19 @@ struct AutotuneConfig {
   // while other threads still ran is reported unreliable; after one such
   // timeout the run stops waiting (only looks). 0: never wait, only look.
   double settle_timeout_ms = 250.0;
+  // Before a candidate is timed, its results on the variant pack's inputs
+  // are compared with those of a reference engine (EngineDescriptor::
+  // reference: the first registered one that applies, or the engine
+  // reference_engine_id), element by element (core::compare_elements on the
+  // AT_LEAST_ONE scale). A candidate that disagrees beyond the tolerance
+  // fails with "wrong result" and its largest error, so a fast but wrong
+  // engine never wins. Graphs no reference engine runs, and devices whose
+  // memory the host cannot read, are not checked (AutotuneResult::
+  // result_check says so). The inputs are the caller's: the tune driver's
+  // are random; the outputs are overwritten, as the timed runs do anyway.
+  bool check_results = true;
+  double result_tolerance = 0.0;          // 0: core::engine_tolerance of each output's data type
+  std::int64_t reference_engine_id = -1;  // -1: the first registered reference engine that applies
   std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
   AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
@@ -107,6 +120,15 @@ struct AutotuneResult {
   // candidate's warm-up and samples (see AutotuneConfig::settle_timeout_ms),
   // never part of its times.
   double settle_wait_ms = 0.0;
+  // What the result check found (see AutotuneConfig::check_results):
+  // "agrees with cpu_matmul_naive (largest error 2.4e-07)", or "not
+  // checked: " and why; for a candidate it failed, error_message says
+  // "wrong result against ..."; empty when the check was off or the
+  // candidate failed before it.
+  std::string result_check;
+  // The largest error over every output element (on the tolerance's
+  // scale); -1 when the candidate was not checked.
+  double result_error = -1.0;
   // Why this succeeded candidate's time should not be trusted, empty when
   // nothing was seen: it did not stabilise or its race was not decided
   // within the cap, its samples' dispersion exceeds dispersion_limit, the
@@ -146,7 +168,8 @@ struct AutotuneResult {
 
 // INVALID_VALUE naming the first offending field (warmup_iterations,
 // timed_iterations, window_size, max_iterations, stability_threshold,
-// race_min_samples, tie_band, confidence, dispersion_limit, settle_timeout_ms) or OK.
+// race_min_samples, tie_band, confidence, dispersion_limit, settle_timeout_ms,
+// result_tolerance) or OK.
 Error validate(const AutotuneConfig& config);
 
 measure::MeasureConfig to_measure_config(const AutotuneConfig& config);

@@ -28,6 +28,10 @@ struct EngineDescriptor {
   // Order under the A and B heuristic modes: lower comes first.
   int heuristic_priority = 0;
   std::string description;
+  // A reference engine: written to be plainly right rather than fast, the
+  // oracle autotune checks every other candidate's results against
+  // (AutotuneConfig::check_results).
+  bool reference = false;
 
   // True when the engine exposes global.benchmarking (EXHAUSTIVE priming).
   bool supports_exhaustive() const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunekit/core/data_type.hpp"
+#include "tunekit/core/element_compare.hpp"
 #include "tunekit/core/result.hpp"
 #include "tunekit/platform/device.hpp"
 
@@ -59,18 +60,10 @@ Result<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 // check of a kernel's hot path (broadcast_shapes then says what is wrong).
 bool broadcasts_to(const Shape& a, const Shape& b, const Shape& out) noexcept;
 
-// What compare_tensors' tolerance is relative to.
-enum class ToleranceScale {
-  // max(1, |expected|): relative for large values, absolute below 1, as a
-  // sum's rounding error is (a Gemm's element, whose terms may cancel).
-  AT_LEAST_ONE,
-  // max(|expected|, the type's smallest normal): relative down to the
-  // subnormals, as an elementwise function's error is, so that a wrong
-  // small result (even 0 for 1e-20) is caught.
-  RELATIVE,
-};
+// What compare_tensors' tolerance is relative to (core/element_compare.hpp).
+using ToleranceScale = core::ToleranceScale;
 
-// Element-by-element comparison: |expected - actual| <= tolerance times the
+// Element-by-element comparison (core::compare_elements): |expected - actual| <= tolerance times the
 // scale. The error names the first differing index and both values.
 Error compare_tensors(const Tensor& expected, const Tensor& actual, double tolerance = 0.0,
                       ToleranceScale scale = ToleranceScale::AT_LEAST_ONE);
