@@ -106,7 +106,7 @@ class Bench {
     for (const auto& engine : registry_->engines()) {
       const std::int64_t id = engine->descriptor().id;
       const std::string provider = registry_->origin(id)->provider;
-      if (provider == "tunekit-cpu-reference") continue;
+      if (engine->descriptor().reference) continue;
       std::vector<std::map<std::string, KnobValue>> knob_sets{{}, {{"threads", std::int64_t{1}}}};
       if (id == engines::kConvOnednnEngine) {
         knob_sets.push_back({{"algorithm", std::string("direct")}});
@@ -498,7 +498,7 @@ int main(int argc, char** argv) {
     (void)graph.build_operation_graph(bench.handle());
     for (const auto& engine : bench.registry().engines()) {
       const std::int64_t id = engine->descriptor().id;
-      if (bench.registry().origin(id)->provider == "tunekit-cpu-reference") continue;
+      if (engine->descriptor().reference) continue;
       (void)graph.add_engine(id);
       (void)graph.add_engine(id, {{"threads", std::int64_t{1}}});
     }

@@ -74,7 +74,7 @@ bool tune_once(const GraphFile& file, std::optional<std::size_t> set, Handle* ha
   if (graph.build_operation_graph(handle).is_bad()) return false;
   for (const auto& engine : registry.engines()) {
     const std::int64_t id = engine->descriptor().id;
-    if (registry.origin(id)->provider == "tunekit-cpu-reference") continue;
+    if (engine->descriptor().reference) continue;
     (void)graph.add_engine(id);
     (void)graph.add_engine(id, {{"threads", std::int64_t{1}}});
   }

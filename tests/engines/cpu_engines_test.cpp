@@ -155,7 +155,7 @@ class CpuEngines : public ::testing::Test {
 TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   // scripts/bootstrap installs OpenBLAS and BLIS: CI builds every provider.
   EXPECT_EQ(cpu_engine_providers(),
-            (std::vector<std::string>{"tunekit-find", "tunekit", "openblas", "blis", "onednn", "libxsmm", "tunekit-cpu-reference"}));
+            (std::vector<std::string>{"tunekit-find", "tunekit", "openblas", "blis", "onednn", "libxsmm", "tunekit-cpu-reference", "tunekit-oracle"}));
   const std::regex version(R"(\d+\.\d+(\.\d+)?)");
   EXPECT_TRUE(std::regex_match(openblas_version(), version)) << openblas_version();
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();

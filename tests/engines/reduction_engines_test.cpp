@@ -9,6 +9,7 @@
 
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
+#include "tunekit/engines/oracle_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
 #include "tunekit/platform/cpu_device.hpp"
@@ -52,7 +53,9 @@ class ReductionEngines : public ::testing::Test {
     Graph graph;
     build(graph, xd, yd, mode);
     ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
-    const Error created = graph.create_execution_plan_ext(engine, {{"threads", threads}});
+    std::map<std::string, KnobValue> knobs;  // the oracle has no thread count
+    if (registry_->find(engine)->descriptor().find_knob("threads") != nullptr) knobs["threads"] = threads;
+    const Error created = graph.create_execution_plan_ext(engine, knobs);
     ASSERT_TRUE(created.is_good()) << created.message();
     ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
     std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
@@ -110,6 +113,7 @@ TEST_F(ReductionEngines, EveryEngineAndModeMatchesTheDoubleReference) {
         check(id, s.x, s.y, mode, 1);
         check(id, s.x, s.y, mode, 2);
       }
+      check(kDoubleOracleEngine, s.x, s.y, mode, 1);
     }
   }
 }
@@ -122,6 +126,35 @@ TEST_F(ReductionEngines, ReducedDimsThatAreNotConsecutiveAreRefused) {
     EXPECT_EQ(registry_->find(id)->check_applicable(graph.operation_graph(), device_).message(),
               "the reduced dims must be consecutive");
   }
+}
+
+// The oracle of autotune's result check runs the graph when asked to, yet no
+// heuristic lists it, so autotune never times it.
+TEST_F(ReductionEngines, TheDoubleOracleAppliesButIsNeverACandidate) {
+  const graph::Engine* oracle = registry_->find(kDoubleOracleEngine);
+  ASSERT_NE(oracle, nullptr);
+  EXPECT_TRUE(oracle->descriptor().reference);
+  EXPECT_TRUE(oracle->descriptor().oracle_only);
+  Graph graph;
+  build(graph, {16, 40}, {16, 1}, ReductionMode::SUM);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  EXPECT_TRUE(oracle->check_applicable(graph.operation_graph(), device_).is_good());
+  std::vector<EngineConfigInfo> configs;
+  ASSERT_TRUE(graph.get_engine_configs(configs, {HeuristicMode::A, HeuristicMode::FALLBACK}).is_good());
+  ASSERT_FALSE(configs.empty());
+  for (const EngineConfigInfo& config : configs) EXPECT_NE(config.engine_id, kDoubleOracleEngine);
+  // A pointwise graph is not one of its patterns.
+  Graph pointwise;
+  Operation op;
+  op.kind = OperationKind::POINTWISE;
+  op.inputs = {{"IN_0", pointwise.tensor(TensorAttributes().set_uid(1).set_dim({4, 4}))}};
+  op.outputs = {{"OUT_0", pointwise.tensor(TensorAttributes().set_uid(2).set_dim({4, 4}))}};
+  op.attributes = {{"mode", std::string("relu")}};
+  pointwise.add_operation(std::move(op));
+  ASSERT_TRUE(pointwise.build_operation_graph(handle_.get()).is_good());
+  const Error refused = oracle->check_applicable(pointwise.operation_graph(), device_);
+  EXPECT_EQ(refused.code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_NE(refused.message().find("layernorm, rmsnorm, softmax or reduction"), std::string::npos) << refused.message();
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/engines/oracle_engine.hpp"
 #include "tunekit/engines/reduction_pattern.hpp"
 #include "tunekit/engines/rmsnorm_pattern.hpp"
 #include "tunekit/engines/softmax_pattern.hpp"
@@ -254,17 +255,22 @@ TEST_F(SampleGraphs, EveryShapeSetHasEnginesFromTwoLibrariesThatMatchTheReferenc
       Graph graph = make(*file, set);
       std::vector<std::int64_t> applicable;
       std::set<std::string> libraries;
+      int references = 0;  // engines autotune's result check can compare with
       for (const auto& engine : registry_->engines()) {
         const std::int64_t id = engine->descriptor().id;
-        const std::string provider = registry_->origin(id)->provider;
-        if (provider == "tunekit-cpu-reference") continue;
-        if (registry_->find(id)->check_applicable(graph.operation_graph(), device_).is_good()) {
+        const bool applies = engine->check_applicable(graph.operation_graph(), device_).is_good();
+        if (engine->descriptor().reference) {
+          references += applies ? 1 : 0;
+          continue;
+        }
+        if (applies) {
           applicable.push_back(id);
-          libraries.insert(provider);
+          libraries.insert(registry_->origin(id)->provider);
         }
       }
       EXPECT_GE(applicable.size(), 2u);
       EXPECT_GE(libraries.size(), 2u);
+      EXPECT_GE(references, 1) << "autotune could not check this graph's results";
 
       // The oracle: the reference engine for matmul graphs, a double-precision
       // direct convolution, normalization, softmax or sum for the others (no
@@ -272,6 +278,7 @@ TEST_F(SampleGraphs, EveryShapeSetHasEnginesFromTwoLibrariesThatMatchTheReferenc
       Buffers buffers(graph.operation_graph());
       std::map<std::int64_t, std::vector<float>> expected;
       std::int64_t depth = 0;
+      bool in_double = true;  // expected computed by the loops above, in double
       if (Result<ConvPattern> conv = match_conv(graph.operation_graph()); conv.ok()) {
         expected[conv->y_uid] = reference_conv(*conv, buffers);
         depth = conv->c / conv->groups * conv->r * conv->s;
@@ -297,8 +304,23 @@ TEST_F(SampleGraphs, EveryShapeSetHasEnginesFromTwoLibrariesThatMatchTheReferenc
         const Error referenced = run(*file, set, cpu::kSequentialEngine, {{"matmul_tile", std::int64_t{64}}}, buffers);
         ASSERT_TRUE(referenced.is_good()) << referenced.message();
         expected = buffers.data;
+        in_double = false;
         const graph::Tensor a = graph.operation_graph().operations()[0].input("A");
         depth = a ? a->get_dim().back() : 1;  // a matmul's K; 1 for pointwise graphs
+      }
+      // The double-precision oracle engine agrees with this test's own
+      // double-precision loops up to the rounding of the last step.
+      if (in_double) {
+        const Error ran = run(*file, set, kDoubleOracleEngine, {}, buffers);
+        ASSERT_TRUE(ran.is_good()) << ran.message();
+        for (std::int64_t uid : buffers.outputs) {
+          const std::vector<float>& want = expected.at(uid);
+          const std::vector<float>& got = buffers.data.at(uid);
+          for (std::size_t i = 0; i < want.size(); ++i) {
+            ASSERT_LE(std::fabs(got[i] - want[i]), 1e-6 * std::max(1.0f, std::fabs(want[i])))
+                << "cpu_double_oracle, element " << i << " of uid " << uid << ": " << got[i] << " against " << want[i];
+          }
+        }
       }
       for (std::int64_t id : applicable) {
         SCOPED_TRACE(registry_->find(id)->descriptor().name);

@@ -13,6 +13,7 @@
 
 #include "engine_test_fixture.hpp"
 #include "tunekit/engines/onednn_engines.hpp"
+#include "tunekit/engines/oracle_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 
 namespace tunekit::engines {
@@ -59,7 +60,9 @@ class SoftmaxEngines : public CpuEngineTest {
     Graph graph;
     build(graph, dims, axis);
     float* out = in_place ? x.data() : y.data();
-    const Error ran = run(graph, engine, {{"threads", threads}}, {{1, x.data()}, {2, out}});
+    std::map<std::string, KnobValue> knobs;  // the oracle has no thread count
+    if (registry_->find(engine)->descriptor().find_knob("threads") != nullptr) knobs["threads"] = threads;
+    const Error ran = run(graph, engine, knobs, {{1, x.data()}, {2, out}});
     ASSERT_TRUE(ran.is_good()) << ran.message();
     for (std::int64_t o = 0; o < count / (width * inner); ++o) {
       for (std::int64_t j = 0; j < inner; ++j) {
@@ -103,6 +106,15 @@ TEST_F(SoftmaxEngines, OnednnMatchesTheDoubleReferenceAlongAnyAxis) {
   check(kSoftmaxOnednnEngine, {4, 50, 3}, 1, 5.0f, 2);
   check(kSoftmaxOnednnEngine, {4, 50, 3}, 0, 5.0f, 1);
   check(kSoftmaxOnednnEngine, {8, 77}, std::nullopt, 4.0f, 2, false, true);
+}
+
+TEST_F(SoftmaxEngines, TheDoubleOracleMatchesTheDoubleReferenceAlongAnyAxis) {
+  check(kDoubleOracleEngine, {12, 16, 128}, std::nullopt, 8.0f, 1);
+  check(kDoubleOracleEngine, {3, 1000}, -1, 100.0f, 1);
+  check(kDoubleOracleEngine, {4, 7}, 1, 0.5f, 1, true);
+  check(kDoubleOracleEngine, {4, 50, 3}, 1, 5.0f, 1);
+  check(kDoubleOracleEngine, {4, 50, 3}, 0, 5.0f, 1);
+  check(kDoubleOracleEngine, {8, 77}, std::nullopt, 4.0f, 1, false, true);
 }
 
 TEST_F(SoftmaxEngines, TunekitRefusesAMiddleAxisNamingIt) {

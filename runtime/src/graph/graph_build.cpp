@@ -173,6 +173,7 @@ Error Graph::Impl::require_built(std::string_view call) const {
 std::vector<const Engine*> Graph::Impl::ordered_engines(const std::vector<HeuristicMode>& modes) const {
   std::vector<const Engine*> applicable;
   for (const auto& engine : registry->engines()) {
+    if (engine->descriptor().oracle_only) continue;
     Error support;
     try {
       support = engine->check_applicable(operation_graph, *device);

@@ -32,6 +32,10 @@ struct EngineDescriptor {
   // oracle autotune checks every other candidate's results against
   // (AutotuneConfig::check_results).
   bool reference = false;
+  // Only an oracle: left out of the heuristic order, so it is never an
+  // autotune candidate nor a heuristic's choice; the result check, and a plan
+  // made for its id, run it.
+  bool oracle_only = false;
 
   // True when the engine exposes global.benchmarking (EXHAUSTIVE priming).
   bool supports_exhaustive() const;

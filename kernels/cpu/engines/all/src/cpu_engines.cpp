@@ -3,6 +3,7 @@
 
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/engines/conv_find_engine.hpp"
+#include "tunekit/engines/oracle_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #if TUNEKIT_HAVE_OPENBLAS_ENGINES
 #include "tunekit/engines/openblas_engines.hpp"
@@ -81,6 +82,7 @@ std::vector<std::string> cpu_engine_providers() {
   names.emplace_back("libxsmm");
 #endif
   names.emplace_back("tunekit-cpu-reference");
+  names.emplace_back("tunekit-oracle");
   return names;
 }
 
@@ -104,7 +106,9 @@ Error register_cpu_engines(graph::EngineRegistry& registry) {
 #endif
   // Last: the FALLBACK heuristic keeps registration order, and the reference
   // engines are the oracle, not a first choice.
-  return cpu::register_reference_engines(registry);
+  TUNEKIT_RETURN_IF_ERROR(cpu::register_reference_engines(registry));
+  // The double-precision oracle of the result check, never a candidate.
+  return registry.add_provider(OracleEngineProvider());
 }
 
 }  // namespace tunekit::engines

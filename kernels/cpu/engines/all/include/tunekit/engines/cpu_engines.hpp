@@ -15,7 +15,8 @@ namespace tunekit::engines {
 // The providers' names, in registration order (the order of the FALLBACK
 // heuristic): "tunekit-find" (CPU_CONV_FIND, conv_find_engine.hpp),
 // "tunekit", then "openblas", "blis", "onednn" and "libxsmm" where built, and
-// "tunekit-cpu-reference" last.
+// "tunekit-cpu-reference", then "tunekit-oracle" (oracle_engine.hpp: the
+// result check's reference, never a candidate).
 std::vector<std::string> cpu_engine_providers();
 
 // Registers each of them; the first error stops (a provider already
