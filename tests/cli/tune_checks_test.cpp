@@ -162,4 +162,24 @@ TEST_F(TuneChecksCli, ASettleTimeoutOfZeroNeverWaits) {
   }
 }
 
+TEST_F(TuneChecksCli, KeepUnlessFasterLeavesAStoredWinnerThatIsNotBeatenUntouched) {
+  ASSERT_EQ(tune({}).exit_code, 0);
+  std::ifstream first(output);
+  const std::string stored(std::istreambuf_iterator<char>(first), {});
+  auto again = tune({"--keep-unless-faster"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const std::string decision = json::parse(again.out)[0]["stored_winner"].get<std::string>();
+  EXPECT_NE(decision.find("the stored winner '"), std::string::npos) << decision;
+  std::ifstream second(output);
+  const std::string now(std::istreambuf_iterator<char>(second), {});
+  if (decision.find(" replaced") == std::string::npos) {
+    EXPECT_EQ(now, stored) << decision;  // kept: not rewritten
+  } else {
+    EXPECT_NE(decision.find(": faster"), std::string::npos) << decision;  // only a significant win replaces it
+  }
+  EXPECT_NE(again.err.find(decision), std::string::npos);
+  auto both = tune({"--keep-unless-faster", "--replace"});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
+#include "tune_incumbent.hpp"
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
@@ -58,6 +59,7 @@ struct TuneOptions {
   bool allow_incomplete = false;
   // A winner whose measurement is unreliable fails its shape (exit 1).
   bool require_stable = false;
+  bool keep_unless_faster = false;
 };
 
 struct Problem {
@@ -68,6 +70,7 @@ struct Problem {
   std::string error;
   int exit_code = 0;
   bool unstable = false;  // --require-stable refused the winner: a failure --allow-incomplete does not excuse
+  std::string stored_winner;  // --keep-unless-faster: what became of the entry already stored ("" when none)
 };
 
 // One line per knob whose sweep left valid values out or tried only its
@@ -193,6 +196,7 @@ nlohmann::json problem_json(const Problem& p) {
   for (const graph::EngineKnobSweep& engine : p.sweeps) sweeps.push_back(sweep_json(engine));
   out["knob_sweeps"] = std::move(sweeps);
   if (!p.error.empty()) out["error"] = p.error;
+  if (!p.stored_winner.empty()) out["stored_winner"] = p.stored_winner;
   return out;
 }
 
@@ -250,9 +254,15 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
   // With --require-stable the winner is stored only once its measurement is
   // known to be reliable, so an entry already in the file is never replaced
   // by one that is not.
+  // With --keep-unless-faster the stored winner is looked up first, and the
+  // new one written only once it has beaten it.
+  const std::optional<StoredWinner> stored =
+      options.keep_unless_faster && !storage.file_path.empty() ? find_stored_winner(storage.file_path, g, handle)
+                                                               : std::nullopt;
+  const bool write_after = options.require_stable || stored.has_value();
   const graph::AutotuneStorageConfig no_storage;
   Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config,
-                           options.require_stable ? no_storage : storage, &p.results);
+                           write_after ? no_storage : storage, &p.results);
   if (tuned.is_bad()) {
     // With results the tuning succeeded and the override file failed: INVALID_VALUE
     // is a refusal to append to it (bad input), IO_ERROR an output that cannot be written.
@@ -272,7 +282,13 @@ void tune_one(Problem& p, const graph::GraphFile& file, std::optional<std::size_
     }
     fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, why);
   }
-  if (options.require_stable && !storage.file_path.empty()) {
+  if (stored) {
+    const KeepDecision decision = decide_keep(*stored, p.results, handle, config);
+    p.stored_winner = decision.why;
+    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, decision.why);
+    if (decision.keep) return;  // the entry stays as it is
+  }
+  if (write_after && !storage.file_path.empty()) {
     const graph::OverrideWriteContext context{handle.device(), handle.registry()};
     Result<graph::OverrideWriteReport> written =
         graph::write_autotune_override(g.operation_graph(), winner, context, storage);
@@ -364,7 +380,9 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
       return 2;
     }
     for (const auto& set : *sets) {
-      Problem p{core::replace_invalid_utf8(path), graph::shape_name(*file, set), {}, {}, {}, 0};
+      Problem p;
+      p.file = core::replace_invalid_utf8(path);
+      p.shape_set = graph::shape_name(*file, set);
       graph::AutotuneStorageConfig storage{options.output, options.replace && first_write};
       tune_one(p, *file, set, **handle, config, storage, options);
       if (p.exit_code == 0) first_write = false;
@@ -466,6 +484,11 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
                    "Largest error (relative, absolute below 1) of the result check (default: 1e-3 for float, 1e-9 "
                    "for double, 2e-2 for float16, 6e-2 for bfloat16)")
       ->check(CLI::Range(0.0, 1e6));
+  auto* keep = tune->add_flag("--keep-unless-faster", options->keep_unless_faster,
+                              "Keep the winner already stored for a shape unless the new fastest candidate is "
+                              "significantly faster than it (by the comparison and tie band of --tie-band); the "
+                              "decision is printed on standard error and given as stored_winner in --json");
+  keep->excludes(replace);
   tune->add_flag("--require-stable", options->require_stable,
                  "Fail a shape (exit 1) whose winner's measurement is unreliable: not stable or not decided within "
                  "the cap, dispersion above --dispersion-limit, a timer too coarse or a loaded machine; its winner "

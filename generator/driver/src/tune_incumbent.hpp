@@ -1,0 +1,45 @@
+// tune --keep-unless-faster: the winner already stored for a graph keeps its
+// place unless this run's fastest candidate is significantly faster than it
+// (measure::compare_times says "faster"), so that a retune on a noisy machine
+// does not churn a committed override file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tunekit/graph/autotune_config.hpp"
+#include "tunekit/graph/graph.hpp"
+
+namespace tunekit::cli {
+
+// The entry stored for a built graph: its engine and its knobs resolved to
+// every knob's value (so stored defaults and explicit defaults are the same).
+struct StoredWinner {
+  std::int64_t engine_id = -1;
+  std::string engine_name;
+  graph::KnobValues knobs;
+  std::string where;  // "entry 3 of FILE"
+};
+
+// The exact entry of `file` for the graph, valid for this device and
+// registry; nullopt when the file is missing or unreadable (the writer
+// reports that), has no such entry, or its knobs no longer validate.
+std::optional<StoredWinner> find_stored_winner(const std::filesystem::path& file, const graph::Graph& graph,
+                                               const graph::Handle& handle);
+
+struct KeepDecision {
+  bool keep = false;
+  std::string why;  // for standard error and --json; empty when nothing was stored
+};
+
+// Whether the stored winner keeps its place against `results` (ranked, the
+// fastest first): it keeps it when it ran and the fastest is not
+// significantly faster; it loses it when it is slower, failed or was not
+// among the candidates.
+KeepDecision decide_keep(const StoredWinner& stored, const std::vector<graph::AutotuneResult>& results,
+                         const graph::Handle& handle, const graph::AutotuneConfig& config);
+
+}  // namespace tunekit::cli
