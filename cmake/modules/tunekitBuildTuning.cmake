@@ -328,8 +328,8 @@ endfunction()
 # the override file the build uses.
 function(tune_graph name)
   set(caller "tune_graph(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE;REQUIRE_STABLE"
-                        "TARGET;REGISTER;OUTPUT;HEADER;MODE;STRATEGY;WHEN;NAMESPACE;FUNCTION" "GRAPHS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE;REQUIRE_STABLE;NO_ISOLATE"
+                        "TARGET;REGISTER;OUTPUT;HEADER;MODE;STRATEGY;WHEN;NAMESPACE;FUNCTION;CANDIDATE_TIMEOUT" "GRAPHS")
   _tunekit_check_target_and_register(engine "tunekit::Error fn(tunekit::graph::EngineRegistry&)")
   if(NOT ARG_GRAPHS)
     message(FATAL_ERROR "${caller}: GRAPHS <file.toml>... is required")
@@ -343,6 +343,18 @@ function(tune_graph name)
   _tunekit_choice(MODE standard mode_choices)
   set(strategy_choices fixed_average run_until_stable race)
   _tunekit_choice(STRATEGY run_until_stable strategy_choices)
+  # Build-time tuning measures each candidate in a process of its own, so
+  # that an engine that crashes or hangs fails alone instead of the build.
+  if(ARG_STRATEGY STREQUAL "race" AND NOT ARG_NO_ISOLATE)
+    message(FATAL_ERROR "${caller}: STRATEGY race measures the candidates together in one process, but build-time "
+                        "tuning isolates each candidate in a process of its own; add NO_ISOLATE to race them")
+  endif()
+  if(ARG_NO_ISOLATE AND DEFINED ARG_CANDIDATE_TIMEOUT)
+    message(FATAL_ERROR "${caller}: CANDIDATE_TIMEOUT applies to isolated candidates; it cannot go with NO_ISOLATE")
+  endif()
+  if(DEFINED ARG_CANDIDATE_TIMEOUT AND NOT ARG_CANDIDATE_TIMEOUT MATCHES "^[0-9]+$|^[0-9]*\\.[0-9]+$")
+    message(FATAL_ERROR "${caller}: CANDIDATE_TIMEOUT must be a positive number of seconds, got '${ARG_CANDIDATE_TIMEOUT}'")
+  endif()
 
   set(work "${CMAKE_CURRENT_BINARY_DIR}/tunekit/${name}")
   set(driver ${name}_driver)
@@ -393,6 +405,12 @@ function(tune_graph name)
   endif()
   if(ARG_REQUIRE_STABLE)
     list(APPEND tune_options --require-stable)
+  endif()
+  if(NOT ARG_NO_ISOLATE)
+    list(APPEND tune_options --isolate)
+    if(DEFINED ARG_CANDIDATE_TIMEOUT)
+      list(APPEND tune_options --candidate-timeout ${ARG_CANDIDATE_TIMEOUT})
+    endif()
   endif()
   # One step per graph file, so that touching one graph retunes only it.
   set(parts "")

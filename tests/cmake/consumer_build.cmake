@@ -218,6 +218,12 @@ run_failing(bad_when ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-bad" ${co
 expect_message("${bad_when}" "calibrate_kernels\\(consumer_calibration\\): WHEN 'sometimes' is not one of always\\|missing\\|never\\|install"
        "the refusal of WHEN sometimes")
 
+message(STATUS "tune_graph refuses a race of isolated candidates")
+run_failing(race_isolated ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-race" ${configure_options}
+            -DCONSUMER_TUNE_STRATEGY=race)
+expect_message("${race_isolated}" "tune_graph\\(consumer_graphs\\): STRATEGY race measures the candidates together in one process[^\n]*add NO_ISOLATE"
+       "the refusal of STRATEGY race with isolation")
+
 message(STATUS "WHEN install calibrates during cmake --install")
 file(REMOVE_RECURSE "${source}/profiles")
 file(MAKE_DIRECTORY "${source}/profiles")

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "calibrate_isolated.hpp"
+#include "calibrate_options.hpp"
 #include "exit_codes.hpp"
 #include "processor_profile.hpp"
 #include "tunekit/core/utf8.hpp"
@@ -19,24 +21,6 @@
 namespace tunekit::cli {
 namespace {
 
-struct CalibrateOptions {
-  std::string library;
-  std::vector<std::string> kernels;
-  std::vector<std::string> implementations;
-  std::vector<std::string> element_types;
-  bool only_missing = false;
-  double time_budget_seconds = 10.0;
-  std::size_t memory_budget_mib = 512;
-  std::uint32_t threads = 0;
-  std::uint64_t seed = 0x7E5EC0DE;
-  std::string report_path;
-  std::string cache_path;
-  bool no_cache = false;
-  std::string profile_path;  // write the calibrated keys as this processor's profile
-  int profile_priority = 0;
-  std::vector<std::string> covering_folders;  // skip keys their profiles cover on this processor
-  std::string build_type;                     // of the registered kernels; empty when not known
-};
 
 // Debug builds and builds without a build type compile without optimisation
 // (unless their flags say otherwise, which the configure-time check of
@@ -81,7 +65,7 @@ int run_calibrate(const CalibrateOptions& o) {
   tuning::KernelTuningCacheOptions cache_options;
   if (!o.cache_path.empty()) cache_options.path = o.cache_path;
   cache_options.execution = options.execution;
-  if (!o.no_cache) {
+  if (!o.no_cache && !o.isolate) {  // isolated children load it themselves
     tuning::KernelTuningCacheLoadReport loaded = tuning::LoadKernelTuningCache(selection, cache_options);
     fmt::print(stderr, "cache: {}\n", loaded.summary());
   }
@@ -119,6 +103,12 @@ int run_calibrate(const CalibrateOptions& o) {
     keys = std::move(coverage.uncovered);
   }
 
+  if (o.isolate) {
+    return calibrate_isolated(o, keys ? *keys
+                                      : tuning::SelectedCalibrationKeys(selection, tuning::KernelTuningRegistry::global(),
+                                                                        tuning::KernelCalibrationRegistry::global()),
+                              *options.execution);
+  }
   tuning::CalibrationBatchReport report;
   try {
     report = keys ? tuning::CalibrateKernelThresholds(*keys, options)
@@ -200,6 +190,12 @@ void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& bui
   c->add_option("--unless-covered-by", o->covering_folders,
                 "Profile folder (repeatable): keys one of its profiles covers on this processor are not calibrated")
       ->excludes(only_missing);
+  c->add_flag("--isolate", o->isolate,
+              "Calibrate each key in a child process of its own, so that a kernel that crashes, aborts or hangs "
+              "leaves its key not calibrated (with its signal or --key-timeout) and the other keys go on");
+  c->add_option("--key-timeout", o->key_timeout_seconds, "--isolate: seconds one key's process may take")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
   c->callback([o, &exit_code] { exit_code = run_calibrate(*o); });
 }
 

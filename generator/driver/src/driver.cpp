@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cache_command.hpp"
+#include "check_command.hpp"
 #include "command_line.hpp"
 #include "calibrate_command.hpp"
 #include "describe_command.hpp"
@@ -48,6 +49,7 @@ int run(int argc, char** argv, const Registrations& registrations) {
   cli::add_cache_command(app, exit_code);
   cli::add_calibrate_command(app, exit_code, registrations.build_type);
   cli::add_tune_command(app, exit_code, registrations.engines);
+  cli::add_check_command(app, exit_code, registrations.engines);
   cli::add_overrides_command(app, exit_code, registrations.engines);
   codegen::add_gen_defaults_command(app, exit_code);
   codegen::add_gen_profiles_command(app, exit_code);

@@ -44,32 +44,42 @@ std::optional<StoredWinner> find_stored_winner(const std::filesystem::path& file
   std::optional<graph::KnobValues> knobs = resolve(engine->descriptor(), match->entry->knobs);
   if (!knobs) return std::nullopt;
   return StoredWinner{match->engine_id, engine->descriptor().name, std::move(*knobs),
-                      fmt::format("entry {} of {}", match->entry->index, match->file)};
+                      fmt::format("entry {} of {}", match->entry->index, match->file),
+                      !match->entry->metadata || match->entry->metadata->complete};
+}
+
+StoredAgainstFastest find_stored_result(const StoredWinner& stored, const std::vector<graph::AutotuneResult>& results,
+                                        const graph::Handle& handle, const measure::ComparisonConfig& comparison) {
+  StoredAgainstFastest found;
+  if (!results.empty() && results.front().succeeded) found.fastest = &results.front();
+  const graph::Engine* engine = handle.registry().find(stored.engine_id);
+  for (const graph::AutotuneResult& r : results) {
+    if (engine == nullptr || r.engine_id != stored.engine_id) continue;
+    if (resolve(engine->descriptor(), r.knob_settings) == stored.knobs) {
+      found.stored = &r;
+      break;
+    }
+  }
+  if (found.stored && found.stored->succeeded && found.fastest && found.fastest != found.stored) {
+    found.comparison = measure::compare_times(found.fastest->samples_ms, found.stored->samples_ms, comparison);
+  }
+  return found;
 }
 
 KeepDecision decide_keep(const StoredWinner& stored, const std::vector<graph::AutotuneResult>& results,
                          const graph::Handle& handle, const graph::AutotuneConfig& config) {
-  const graph::Engine* engine = handle.registry().find(stored.engine_id);
-  const graph::AutotuneResult* incumbent = nullptr;
-  for (const graph::AutotuneResult& r : results) {
-    if (engine == nullptr || r.engine_id != stored.engine_id) continue;
-    if (resolve(engine->descriptor(), r.knob_settings) == stored.knobs) {
-      incumbent = &r;
-      break;
-    }
-  }
-  const std::string name = fmt::format("the stored winner '{}' ({})", stored.engine_name, stored.where);
-  if (incumbent == nullptr) return {false, name + " was not among the candidates: replaced"};
-  const std::string knobs = graph::describe_knob_settings(incumbent->knob_settings);
-  if (!incumbent->succeeded) {
-    return {false, fmt::format("{} {} failed: replaced ({})", name, knobs, incumbent->error_message)};
-  }
-  if (results.empty() || &results.front() == incumbent || !results.front().succeeded) {
-    return {true, fmt::format("{} {} is still the fastest", name, knobs)};
-  }
-  const graph::AutotuneResult& fastest = results.front();
   const measure::ComparisonConfig comparison = graph::to_comparison_config(config);
-  const measure::Comparison c = measure::compare_times(fastest.samples_ms, incumbent->samples_ms, comparison);
+  const StoredAgainstFastest found = find_stored_result(stored, results, handle, comparison);
+  const std::string name = fmt::format("the stored winner '{}' ({})", stored.engine_name, stored.where);
+  if (found.stored == nullptr) return {false, name + " was not among the candidates: replaced"};
+  const graph::AutotuneResult& incumbent = *found.stored;
+  const std::string knobs = graph::describe_knob_settings(incumbent.knob_settings);
+  if (!incumbent.succeeded) {
+    return {false, fmt::format("{} {} failed: replaced ({})", name, knobs, incumbent.error_message)};
+  }
+  if (!found.comparison) return {true, fmt::format("{} {} is still the fastest", name, knobs)};
+  const graph::AutotuneResult& fastest = *found.fastest;
+  const measure::Comparison& c = *found.comparison;
   const std::string figures =
       fmt::format("'{}' {} against it: {}", fastest.engine_name, graph::describe_knob_settings(fastest.knob_settings),
                   measure::describe(c, comparison));

@@ -12,6 +12,7 @@
 
 #include "tunekit/graph/autotune_config.hpp"
 #include "tunekit/graph/graph.hpp"
+#include "tunekit/measure/comparison.hpp"
 
 namespace tunekit::cli {
 
@@ -22,6 +23,7 @@ struct StoredWinner {
   std::string engine_name;
   graph::KnobValues knobs;
   std::string where;  // "entry 3 of FILE"
+  bool complete = true;  // false: its tune ran out of time (autotune_metadata.complete)
 };
 
 // The exact entry of `file` for the graph, valid for this device and
@@ -29,6 +31,17 @@ struct StoredWinner {
 // reports that), has no such entry, or its knobs no longer validate.
 std::optional<StoredWinner> find_stored_winner(const std::filesystem::path& file, const graph::Graph& graph,
                                                const graph::Handle& handle);
+
+// The stored winner among a shape's ranked results (the fastest first).
+struct StoredAgainstFastest {
+  const graph::AutotuneResult* stored = nullptr;   // null: it was not among the candidates
+  const graph::AutotuneResult* fastest = nullptr;  // null: no candidate succeeded
+  // The fastest's samples against the stored winner's; empty when either
+  // did not succeed or the stored winner is the fastest.
+  std::optional<measure::Comparison> comparison;
+};
+StoredAgainstFastest find_stored_result(const StoredWinner& stored, const std::vector<graph::AutotuneResult>& results,
+                                        const graph::Handle& handle, const measure::ComparisonConfig& comparison);
 
 struct KeepDecision {
   bool keep = false;

@@ -246,8 +246,18 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
             m.converged ? "converged" : "not converged", outcome.batch_size);
 }
 
+constexpr const char* kBudgetSpent = "not measured: the time budget ran out";
+
+bool out_of_time(const AutotuneConfig& config) {
+  return config.deadline && std::chrono::steady_clock::now() >= *config.deadline;
+}
+
 void benchmark_one_by_one(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
   for (Candidate* c : pending) {
+    if (out_of_time(request.config)) {
+      settle(*c, kBudgetSpent);
+      continue;
+    }
     log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c->plan->name(), c->result.engine_id,
               c->plan_index);
     record(*c, benchmark_plan(*c->plan, request), request.config);
@@ -261,6 +271,10 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
   std::vector<Candidate*> racers;
   std::vector<measure::TimeOnce> samplers;
   for (Candidate* c : pending) {
+    if (out_of_time(request.config)) {
+      settle(*c, kBudgetSpent);
+      continue;
+    }
     log::info("autotune: warming up '{}' (engine id {}, plan {}) for the race", c->plan->name(), c->result.engine_id,
               c->plan_index);
     PreparedBenchmark p = prepare_benchmark(*c->plan, request);
@@ -416,6 +430,13 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
   AutotuneRequest settled_request = request;
   settled_request.settler = &settler;
   benchmark_all(candidates, settled_request);
+  const bool budget_ran_out = std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.settled && c.result.error_message == kBudgetSpent;
+  });
+  if (budget_ran_out) {
+    log::warn("autotune: the time budget ran out before every candidate was measured");
+    for (auto& c : candidates) c.result.budget_ran_out = true;
+  }
   if (!load.empty()) {
     for (auto& c : candidates) {
       if (!c.result.succeeded) continue;

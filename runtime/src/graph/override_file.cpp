@@ -203,6 +203,10 @@ Result<OverrideEntry> parse_override_entry(const json& value, std::size_t index,
     m.mode = info_string(*metadata, "mode");
     m.strategy = info_string(*metadata, "strategy");
     m.timestamp = info_string(*metadata, "timestamp");
+    // Informational like the rest: only an explicit false marks a tune the time budget cut short.
+    if (auto complete = metadata->find("complete"); complete != metadata->end() && complete->is_boolean()) {
+      m.complete = complete->get<bool>();
+    }
     entry.metadata = std::move(m);
     if (auto knobs = metadata->find("knobs"); knobs != metadata->end() && !knobs->is_null()) {
       if (!knobs->is_array()) return bad("autotune_metadata.knobs", "expected an array");

@@ -61,6 +61,8 @@ json entry_json(const OverrideQuery& query, const AutotuneResult& winner, const 
   // Won a tie by the deterministic rule rather than by its time.
   metadata["tied_with_fastest"] = winner.tied_with_fastest;
   if (!winner.unreliable_reason.empty()) metadata["unreliable_reason"] = winner.unreliable_reason;
+  // Written only when false, so that a complete run's entries read as before.
+  if (winner.budget_ran_out) metadata["complete"] = false;
   metadata["timestamp"] = iso8601_utc(now);
   if (!winner.knob_settings.empty()) {
     json knobs = json::array();

@@ -3,6 +3,7 @@
 // priming-failure policy; one AutotuneResult per candidate; the ranking rules.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -79,6 +80,12 @@ struct AutotuneConfig {
   bool check_results = true;
   double result_tolerance = 0.0;          // 0: core::engine_tolerance of each output's data type
   std::int64_t reference_engine_id = -1;  // -1: the first registered reference engine that applies
+  // A time budget, as the moment it runs out: a candidate not yet timed then
+  // (checked before each one, and before each warm-up of a race) is not
+  // measured and fails with "not measured: the time budget ran out"; every
+  // result of that run says budget_ran_out, and an override written from it
+  // records "complete": false. Unset: no budget.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   std::vector<std::int64_t> engine_id_filter;  // empty: every candidate; unmatched ids are ignored
   AutotuneRankingFn ranking_fn = nullptr;      // null: by min_time_ms
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
@@ -136,6 +143,9 @@ struct AutotuneResult {
   // loaded (load average above its logical CPUs) when autotune() started,
   // or other threads of the process still ran when it was timed.
   std::string unreliable_reason;
+  // The time budget (AutotuneConfig::deadline) ran out before every
+  // candidate was measured: the ranking is of those measured only.
+  bool budget_ran_out = false;
   int iterations_run = 0;
   bool converged = false;
   // Executions per timed sample: 1 when one execution is long enough for the

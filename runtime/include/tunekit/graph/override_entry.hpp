@@ -45,6 +45,9 @@ struct OverrideMetadata {
   std::string mode;       // "standard", "exhaustive" or empty
   std::string strategy;   // "fixed_average", "run_until_stable" or empty
   std::string timestamp;  // ISO 8601 as written
+  // false: the tune that wrote it ran out of its time budget before every
+  // candidate was measured (tune --time-budget continues such shapes).
+  bool complete = true;
 
   friend bool operator==(const OverrideMetadata&, const OverrideMetadata&) = default;
 };

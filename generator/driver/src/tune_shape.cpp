@@ -1,0 +1,217 @@
+#include "tune_shape.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "exit_codes.hpp"
+#include "tune_incumbent.hpp"
+#include "tune_isolated.hpp"
+#include "tunekit/core/utf8.hpp"
+#include "tunekit/graph/engine_knob_sweep.hpp"
+#include "tunekit/graph/engine_plugin.hpp"
+#include "tunekit/graph/graph_buffers.hpp"
+#include "tunekit/graph/override_writer.hpp"
+
+namespace tunekit::cli {
+
+Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines,
+                                                       const std::string& program) {
+  auto registry = std::make_shared<graph::EngineRegistry>();
+  TUNEKIT_RETURN_IF_ERROR(register_engines(engines, *registry));
+  // A refused plugin is reported and tuning goes on with the other engines.
+  std::vector<std::string> plugins = graph::engine_plugin_path();
+  plugins.insert(plugins.end(), options.plugins.begin(), options.plugins.end());
+  for (const graph::EnginePluginLoad& load : graph::load_engine_plugins(plugins, *registry)) {
+    if (!load.loaded) {
+      fmt::print(stderr, "{}: plugin {} refused: {}\n", program, core::replace_invalid_utf8(load.path),
+                 core::replace_invalid_utf8(load.reason));
+    }
+  }
+  auto session = std::make_unique<TuneSession>();
+  Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(session->device, registry);
+  if (!handle.ok()) return handle.error();
+  session->handle = std::move(handle).value();
+  return session;
+}
+
+namespace {
+
+// Zeroes every buffer, then fills float tensors with random values in [-1, 1).
+void fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers) {
+  std::mt19937 random(42);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (platform::DeviceBuffer& buffer : buffers.memory) std::memset(buffer.data(), 0, buffer.size());
+  for (const graph::Tensor& t : og.tensors()) {
+    if (t->get_is_virtual() || t->get_data_type() != DataType::FLOAT) continue;
+    float* data = static_cast<float*>(buffers.pack.at(t->get_uid()));
+    const std::int64_t count = t->span_elements().value();  // the graph is validated
+    for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(random);
+  }
+}
+
+// Every applicable engine with the knob settings graph::engine_knob_sweep
+// chooses (the all-defaults candidates are already stored); what was chosen
+// goes to `sweeps` for the report.
+Error add_knob_sweeps(graph::Graph& g, std::vector<graph::EngineKnobSweep>& sweeps) {
+  std::vector<graph::EngineConfigInfo> configs;
+  TUNEKIT_RETURN_IF_ERROR(g.get_engine_configs(configs));
+  std::vector<graph::EngineVariant> variants;
+  for (const graph::EngineConfigInfo& config : configs) {
+    sweeps.push_back(graph::engine_knob_sweep(config));
+    variants.insert(variants.end(), sweeps.back().variants.begin(), sweeps.back().variants.end());
+  }
+  return variants.empty() ? Error::ok() : g.add_engine_variants(variants);
+}
+
+// Adds the isolated child's one candidate, after checking that the list
+// derived here names the engine its parent measured at that index.
+Error add_isolated_candidate(graph::Graph& g, Problem& p, const TuneOptions& options) {
+  Result<std::vector<TuneCandidate>> candidates = list_tune_candidates(g, p.sweeps);
+  if (!candidates.ok()) return candidates.error();
+  const auto index = static_cast<std::size_t>(options.isolated_candidate);
+  if (index >= candidates->size() || (*candidates)[index].engine_id != options.isolated_engine) {
+    return {ErrorCode::INVALID_VALUE,
+            fmt::format("--isolated-candidate {} is not engine {} here ({} candidates)", options.isolated_candidate,
+                        options.isolated_engine, candidates->size())};
+  }
+  p.sweeps.clear();  // the parent reports the sweeps
+  return g.add_engine((*candidates)[index].engine_id, (*candidates)[index].knobs);
+}
+
+// Every candidate timed in this process; `storage` written by autotune()
+// itself unless it is empty.
+void tune_in_process(Problem& p, graph::Graph& g, graph::Handle& handle, const graph::AutotuneConfig& config,
+                     const graph::AutotuneStorageConfig& storage, const TuneOptions& options) {
+  auto fail = [&](int code, std::string message) {
+    p.exit_code = code;
+    p.error = std::move(message);
+  };
+  if (options.isolated_candidate >= 0) {
+    if (Error e = add_isolated_candidate(g, p, options); e.is_bad()) return fail(2, e.message());
+  } else {
+    if (Error e = g.add_all_engines(); e.is_bad()) return fail(1, e.message());
+    if (Error e = add_knob_sweeps(g, p.sweeps); e.is_bad()) return fail(1, e.message());
+  }
+  std::int64_t workspace_size = 0;
+  if (Error e = g.get_estimated_max_workspace_size(workspace_size); e.is_bad()) return fail(1, e.message());
+  if (options.workspace_limit >= 0) workspace_size = options.workspace_limit;
+  // Every buffer is checked against the budget before any is allocated.
+  Result<graph::GraphBuffers> buffers = graph::allocate_graph_buffers(g.operation_graph(), handle.device(),
+                                                                      workspace_size, options.memory_budget_mib << 20);
+  if (!buffers.ok()) {
+    if (buffers.error().code() != ErrorCode::INVALID_VALUE) return fail(1, buffers.error().message());
+    return fail(2, fmt::format("{} (--memory-budget {} MiB)", buffers.error().message(), options.memory_budget_mib));
+  }
+  fill_inputs(g.operation_graph(), *buffers);
+  Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config, storage,
+                           &p.results);
+  if (tuned.is_bad()) {
+    // With results the tuning succeeded and the override file failed: INVALID_VALUE
+    // is a refusal to append to it (bad input), IO_ERROR an output that cannot be written.
+    const bool refused = tuned.code() == ErrorCode::INVALID_VALUE && !p.results.empty();
+    return fail(output_exit_code(tuned, refused ? kBadInput : kTuningFailure), tuned.message());
+  }
+  if (Error e = g.execute(&handle, buffers->pack, buffers->workspace); e.is_bad()) {
+    return fail(1, "the winner does not execute: " + e.message());
+  }
+}
+
+// --isolate: every candidate timed in a child process of its own.
+void tune_isolated(Problem& p, graph::Graph& g, const std::string& graph_path, const graph::AutotuneConfig& config,
+                   const TuneOptions& options) {
+  Result<std::vector<TuneCandidate>> candidates = list_tune_candidates(g, p.sweeps);
+  if (!candidates.ok()) {
+    p.exit_code = kTuningFailure;
+    p.error = candidates.error().message();
+    return;
+  }
+  if (candidates->empty()) {
+    p.exit_code = kTuningFailure;
+    p.error = "autotune: no engine applies to this graph";
+    return;
+  }
+  if (Error e = run_isolated_candidates(p, *candidates, graph_path, options, config); e.is_bad()) {
+    p.exit_code = kTuningFailure;
+    p.error = e.message();
+    return;
+  }
+  if (p.results.empty() || !p.results.front().succeeded) {
+    p.exit_code = kTuningFailure;
+    p.error = fmt::format("autotune: every candidate failed ({} candidates; first: {})", p.results.size(),
+                          p.results.empty() ? "" : p.results.front().error_message);
+  }
+}
+
+}  // namespace
+
+void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& graph_path,
+              std::optional<std::size_t> shape_set, graph::Handle& handle, const graph::AutotuneConfig& config,
+              const graph::AutotuneStorageConfig& storage, const TuneOptions& options) {
+  auto fail = [&](int code, std::string message) {
+    p.exit_code = code;
+    p.error = std::move(message);
+  };
+  Result<graph::Graph> made = graph::make_graph(file, shape_set);
+  if (!made.ok()) return fail(2, made.error().message());
+  graph::Graph& g = *made;
+  if (Error e = g.build_operation_graph(&handle); e.is_bad()) return fail(2, e.message());
+  // With --require-stable the winner is stored only once its measurement is
+  // known to be reliable, so an entry already in the file is never replaced
+  // by one that is not.
+  // With --keep-unless-faster the stored winner is looked up first, and the
+  // new one written only once it has beaten it.
+  const bool budgeted = options.time_budget_s > 0;
+  const bool look_up = (options.keep_unless_faster || budgeted) && !storage.file_path.empty() &&
+                       !storage.delete_all_existing_content;
+  const std::optional<StoredWinner> found = look_up ? find_stored_winner(storage.file_path, g, handle) : std::nullopt;
+  // A budgeted run continues an earlier one: what it finished stays.
+  if (budgeted && found && found->complete) {
+    p.not_tuned = fmt::format("already tuned: '{}' ({}) is stored complete", found->engine_name, found->where);
+    return;
+  }
+  if (config.deadline && std::chrono::steady_clock::now() >= *config.deadline) {
+    p.not_tuned = fmt::format("not tuned: the time budget of {:g} s ran out", options.time_budget_s);
+    p.budget_spent = true;
+    return;
+  }
+  const std::optional<StoredWinner> stored = options.keep_unless_faster ? found : std::nullopt;
+  const bool write_after = options.require_stable || stored.has_value() || options.isolate;
+  if (options.isolate) {
+    tune_isolated(p, g, graph_path, config, options);
+  } else {
+    tune_in_process(p, g, handle, config, write_after ? graph::AutotuneStorageConfig{} : storage, options);
+  }
+  if (p.exit_code != 0) return;
+  const graph::AutotuneResult& winner = p.results.front();
+  p.budget_spent = winner.budget_ran_out;
+  if (!winner.unreliable_reason.empty()) {
+    const std::string why = fmt::format("the winner '{}' {} has an unreliable measurement: {}", winner.engine_name,
+                                        graph::describe_knob_settings(winner.knob_settings), winner.unreliable_reason);
+    if (options.require_stable) {
+      p.unstable = true;
+      return fail(kTuningFailure, why + " (--require-stable: not stored)");
+    }
+    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, why);
+  }
+  if (stored) {
+    const KeepDecision decision = decide_keep(*stored, p.results, handle, config);
+    p.stored_winner = decision.why;
+    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, decision.why);
+    if (decision.keep) return;  // the entry stays as it is
+  }
+  if (write_after && !storage.file_path.empty()) {
+    const graph::OverrideWriteContext context{handle.device(), handle.registry()};
+    Result<graph::OverrideWriteReport> written =
+        graph::write_autotune_override(g.operation_graph(), winner, context, storage);
+    if (!written.ok()) {
+      const bool refused = written.error().code() == ErrorCode::INVALID_VALUE;
+      return fail(output_exit_code(written.error(), refused ? kBadInput : kTuningFailure), written.error().message());
+    }
+  }
+}
+
+
+}  // namespace tunekit::cli

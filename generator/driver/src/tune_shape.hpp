@@ -1,0 +1,36 @@
+// Tuning one shape of one graph file, in this process or with each candidate
+// isolated in a child, then the checks and the override write that follow
+// (--require-stable, --keep-unless-faster); `tunekit tune` and `tunekit
+// check` both measure through it. Also the engines and handle they tune with.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine_registrations.hpp"
+#include "tune_problem.hpp"
+#include "tunekit/graph/graph.hpp"
+#include "tunekit/graph/graph_file.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+
+namespace tunekit::cli {
+
+// The driver's engines plus the plugins of TUNEKIT_ENGINE_PLUGIN_PATH and
+// --plugin (a refused plugin is reported on standard error, prefixed with
+// `program`, and the others load), and a handle on this machine's CPU.
+struct TuneSession {
+  platform::CpuDevice device;
+  std::unique_ptr<graph::Handle> handle;
+};
+Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines,
+                                                       const std::string& program);
+
+// Tunes the shape `shape_set` of `file` (read from `graph_path`, as given)
+// into p: results, sweeps, and on failure error and exit_code. Writes the
+// winner to `storage` unless its file path is empty.
+void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& graph_path,
+                std::optional<std::size_t> shape_set, graph::Handle& handle, const graph::AutotuneConfig& config,
+                const graph::AutotuneStorageConfig& storage, const TuneOptions& options);
+
+}  // namespace tunekit::cli

@@ -1,0 +1,185 @@
+// `tunekit check`: a stored winner that stays the fastest is unchanged, one a
+// much faster engine now beats fails the check beyond the margin, one that
+// fails is unusable, a shape with no entry is reported, and the file is never
+// written. The check driver's engines run at speeds set by the environment.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <initializer_list>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "run_tool.hpp"
+
+namespace {
+
+using nlohmann::json;
+using tunekit::testing::run_program;
+
+const char* kRelu = R"([[tensors]]
+name = "X"
+uid = 1
+dims = [64, 64]
+[[tensors]]
+name = "Y"
+uid = 2
+dims = [64, 64]
+[[operations]]
+kind = "pointwise"
+inputs = { IN_0 = "X" }
+outputs = { OUT_0 = "Y" }
+attributes = { mode = "relu" }
+[[shape_sets]]
+name = "wide"
+dims = { X = [64, 256], Y = [64, 256] }
+)";
+
+// Sets environment variables for one scope.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> values) {
+    for (const auto& [name, value] : values) {
+      setenv(name, value, 1);
+      names_.emplace_back(name);
+    }
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+  ~ScopedEnvironment() {
+    for (const std::string& name : names_) unsetenv(name.c_str());
+  }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class CheckCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tunekit-check-XXXXXX";
+    folder = mkdtemp(pattern);
+    graph = (folder / "relu.toml").string();
+    overrides = (folder / "overrides.json").string();
+    std::ofstream(graph) << kRelu;
+  }
+  void TearDown() override { std::filesystem::remove_all(folder); }
+  static std::vector<std::string> timing() {
+    return {"--strategy", "fixed_average", "--iterations", "8", "--warmup", "1", "--settle-timeout", "0"};
+  }
+  tunekit::testing::ToolRun tune() {
+    std::vector<std::string> args{"tune", graph, "--output", overrides};
+    for (const std::string& a : timing()) args.push_back(a);
+    return run_program(TUNEKIT_CHECK_DRIVER_PATH, args);
+  }
+  tunekit::testing::ToolRun check(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"check", overrides, "--graphs", graph};
+    for (const std::string& a : timing()) args.push_back(a);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_program(TUNEKIT_CHECK_DRIVER_PATH, args);
+  }
+
+  std::filesystem::path folder;
+  std::string graph, overrides;
+};
+
+TEST_F(CheckCli, AStoredWinnerThatIsStillTheFastestIsUnchangedAndTheFileIsNotWritten) {
+  ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
+  ASSERT_EQ(tune().exit_code, 0);
+  const std::string before = slurp(overrides);
+  auto run = check({"--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json shapes = json::parse(run.out);
+  ASSERT_EQ(shapes.size(), 2u);  // base and wide
+  for (const json& s : shapes) {
+    EXPECT_EQ(s["outcome"], "unchanged") << s;
+    EXPECT_EQ(s["stored"]["engine_name"], "relu_a");
+    EXPECT_EQ(s["fastest"]["engine_name"], "relu_a");
+    EXPECT_TRUE(s["comparison"].is_null());
+  }
+  EXPECT_EQ(slurp(overrides), before);
+  EXPECT_NE(run.err.find("2 shapes: 2 unchanged, 0 changed within the margin, 0 slower beyond it"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(CheckCli, AStoredWinnerNowMuchSlowerThanTheNewFastestFailsBeyondTheMargin) {
+  {
+    ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
+    ASSERT_EQ(tune().exit_code, 0);
+  }
+  const std::string before = slurp(overrides);
+  ScopedEnvironment slow_a({{"TUNEKIT_TEST_DELAY_A_US", "2000"}});
+  auto run = check({"--shape-set", "base"});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("slower     " + graph + " [base]: 'relu_a' defaults "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" -> 'relu_b' defaults "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(": faster (tie band 2%); significantly beyond the 5% margin"), std::string::npos) << run.out;
+  EXPECT_EQ(slurp(overrides), before);
+  // The same as JSON: the new fastest against the stored, ratio far below 1.
+  auto as_json = check({"--shape-set", "base", "--json"});
+  EXPECT_EQ(as_json.exit_code, 1);
+  const json s = json::parse(as_json.out)[0];
+  EXPECT_EQ(s["outcome"], "slower");
+  EXPECT_EQ(s["stored"]["engine_name"], "relu_a");
+  EXPECT_EQ(s["fastest"]["engine_name"], "relu_b");
+  EXPECT_LT(s["comparison"]["ratio_high"].get<double>(), 0.5) << s;
+  EXPECT_EQ(s["against_margin"]["verdict"], "faster");
+}
+
+TEST_F(CheckCli, ASignificantlyFasterNewWinnerWithinTheMarginIsReportedWithoutFailing) {
+  {
+    ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
+    ASSERT_EQ(tune().exit_code, 0);
+  }
+  // relu_b now takes about two thirds of relu_a's time: faster, but not by
+  // more than a margin of 100% (a ratio below 1/2).
+  ScopedEnvironment close({{"TUNEKIT_TEST_DELAY_A_US", "300"}, {"TUNEKIT_TEST_DELAY_B_US", "200"}});
+  auto run = check({"--shape-set", "base", "--margin", "100"});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("changed    " + graph + " [base]: 'relu_a' defaults "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("; not shown beyond the 100% margin"), std::string::npos) << run.out;
+}
+
+TEST_F(CheckCli, AStoredWinnerThatFailsIsUnusableAndAShapeWithoutAnEntryIsReported) {
+  {
+    ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
+    ASSERT_EQ(run_program(TUNEKIT_CHECK_DRIVER_PATH, {"tune", graph, "--output", overrides, "--shape-set", "base",
+                                                      "--strategy", "fixed_average", "--iterations", "4"})
+                  .exit_code,
+              0);
+  }
+  ScopedEnvironment fail_a({{"TUNEKIT_TEST_FAIL_A", "1"}});
+  auto run = check({"--json", "--isolate"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const json shapes = json::parse(run.out);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0]["outcome"], "unusable") << shapes[0];
+  EXPECT_NE(shapes[0]["detail"].get<std::string>().find("relu_a fails on purpose"), std::string::npos) << shapes[0];
+  EXPECT_EQ(shapes[1]["shape_set"], "wide");
+  EXPECT_EQ(shapes[1]["outcome"], "not stored") << shapes[1];
+  EXPECT_TRUE(shapes[1]["stored"].is_null());
+}
+
+TEST_F(CheckCli, AMissingOrMalformedOverrideFileIsBadInput) {
+  auto missing = check();
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("overrides.json: no such file"), std::string::npos) << missing.err;
+  std::ofstream(overrides) << "{ not json";
+  auto malformed = check();
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("overrides.json"), std::string::npos) << malformed.err;
+  EXPECT_EQ(slurp(overrides), "{ not json");
+}
+
+}  // namespace
