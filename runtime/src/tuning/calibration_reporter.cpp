@@ -63,9 +63,10 @@ void CalibrationReporter::record_rejected(std::string parameter, std::string can
 
 void CalibrationReporter::record_crossover(const std::string& parameter, const CrossoverResult& result) {
   for (const CrossoverProbe& p : result.probes) {
-    note(fmt::format("{}: size {} baseline {:.6g} ms (mad {:.3g}) candidate {:.6g} ms (mad {:.3g}): {}", parameter,
-                     p.size, p.baseline_median, p.baseline_mad, p.candidate_median, p.candidate_mad,
-                     to_string(p.verdict)));
+    note(fmt::format("{}: size {} baseline {:.6g} ms (mad {:.3g}) candidate {:.6g} ms (mad {:.3g}), ratio {:.3f} "
+                     "[{:.3f}, {:.3f}]: {}",
+                     parameter, p.size, p.baseline_median, p.baseline_mad, p.candidate_median, p.candidate_mad,
+                     p.ratio, p.ratio_low, p.ratio_high, to_string(p.verdict)));
   }
   note(parameter + ": " + result.reason);
 }

@@ -35,7 +35,8 @@ std::size_t problem_bytes(const CrossoverCalibration& spec, std::int64_t size) {
   return bytes + 2 * static_cast<std::size_t>(size) * core::size_of(spec.output_type);
 }
 
-Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibration& spec, std::int64_t size) {
+Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibration& spec, std::int64_t size,
+                          double margin) {
   const std::string what = fmt::format("size={} {} vs {}", size, spec.baseline.name, spec.candidate.name);
   Error admitted = context.budget.admit(problem_bytes(spec, size), std::max(spec.baseline.threads, spec.candidate.threads));
   if (admitted.is_bad()) {
@@ -61,13 +62,24 @@ Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibratio
   }
   // The two paths take turns, one sample each: all the samples of one path
   // in a row took a few hundred microseconds at small sizes, short enough
-  // for one slow phase of a shared machine to fall on one path only.
+  // for one slow phase of a shared machine to fall on one path only. While
+  // the comparison cannot tell them apart (undecided), more rounds are
+  // taken, up to three times the first count, as a race would.
   CalibrationProblem& p = *problem;
-  Result<std::vector<std::vector<double>>> samples = measure_interleaved(
-      {[&p, &spec] { return spec.baseline.run(p); }, [&p, &spec] { return spec.candidate.run(p); }},
-      std::max(context.options.repetitions, 5));
-  if (!samples.ok()) return samples.error();
-  PathTimings timings{std::move((*samples)[0]), std::move((*samples)[1])};
+  const int rounds = std::max(context.options.repetitions, 5);
+  PathTimings timings;
+  for (int taken = 0; taken < 3 * rounds; taken += rounds) {
+    Result<std::vector<std::vector<double>>> samples = measure_interleaved(
+        {[&p, &spec] { return spec.baseline.run(p); }, [&p, &spec] { return spec.candidate.run(p); }}, rounds);
+    if (!samples.ok()) return samples.error();
+    timings.baseline_ms.insert(timings.baseline_ms.end(), (*samples)[0].begin(), (*samples)[0].end());
+    timings.candidate_ms.insert(timings.candidate_ms.end(), (*samples)[1].begin(), (*samples)[1].end());
+    // A win either way is decided, and so is a tie (the whole interval
+    // inside the band): more samples would not move them.
+    const CrossoverProbe current = judge(size, timings, margin);
+    const bool tie = current.ratio_low >= 1.0 - margin && current.ratio_high <= 1.0 / (1.0 - margin);
+    if (current.verdict != ProbeVerdict::OVERLAP || tie) break;
+  }
   context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, spec.baseline.name),
                                     timings.baseline_ms);
   context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, spec.candidate.name),
@@ -84,7 +96,7 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
   search.margin = required_margin_for(context.options, spec.baseline.threads, spec.candidate.threads);
   if (spec.portable_default > 0) search.preferred_threshold = spec.portable_default;
   Result<CrossoverResult> result =
-      find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size); });
+      find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size, search.margin); });
   if (!result.ok()) {
     context.reporter.note(fmt::format("{}: search stopped ({}); keeping the portable default {}", spec.parameter,
                                       result.error().message(), spec.portable_default));

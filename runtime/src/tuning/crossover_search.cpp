@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tunekit/measure/comparison.hpp"
 #include "tunekit/measure/statistics.hpp"
 
 namespace tunekit::tuning {
@@ -20,22 +21,26 @@ std::string_view to_string(ProbeVerdict verdict) noexcept {
   return "unknown";
 }
 
-CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin) {
+CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin, double confidence) {
   CrossoverProbe p;
   p.size = size;
   p.baseline_median = measure::median(timings.baseline_ms);
   p.candidate_median = measure::median(timings.candidate_ms);
   p.baseline_mad = measure::median_absolute_deviation(timings.baseline_ms);
   p.candidate_mad = measure::median_absolute_deviation(timings.candidate_ms);
-  auto beats = [margin](double fast, double fast_mad, double slow, double slow_mad) {
-    return fast <= slow * (1.0 - margin) && fast + fast_mad < slow - slow_mad;
-  };
-  if (beats(p.candidate_median, p.candidate_mad, p.baseline_median, p.baseline_mad)) {
-    p.verdict = ProbeVerdict::CANDIDATE_WINS;
-  } else if (beats(p.baseline_median, p.baseline_mad, p.candidate_median, p.candidate_mad)) {
-    p.verdict = ProbeVerdict::BASELINE_WINS;
-  } else {
-    p.verdict = ProbeVerdict::OVERLAP;  // NaN medians land here too
+  measure::ComparisonConfig config;
+  config.confidence = confidence;
+  // compare_times's band is symmetric in log space: 1 / (1 + band) = 1 - margin.
+  config.tie_band = margin / (1.0 - margin);
+  const measure::Comparison c = measure::compare_times(timings.candidate_ms, timings.baseline_ms, config);
+  p.ratio = c.ratio;
+  p.ratio_low = c.ratio_low;
+  p.ratio_high = c.ratio_high;
+  switch (c.verdict) {
+    case measure::Verdict::FASTER: p.verdict = ProbeVerdict::CANDIDATE_WINS; break;
+    case measure::Verdict::SLOWER: p.verdict = ProbeVerdict::BASELINE_WINS; break;
+    case measure::Verdict::TIE:
+    case measure::Verdict::UNDECIDED: p.verdict = ProbeVerdict::OVERLAP; break;
   }
   return p;
 }
@@ -65,17 +70,20 @@ std::optional<std::int64_t> latest_baseline_win_below(const std::vector<Crossove
 
 Result<CrossoverResult> find_crossover(const CrossoverOptions& options, const CrossoverProbeFunction& probe) {
   if (options.minimum_size < 1 || options.maximum_size < options.minimum_size || !(options.margin >= 0.0) ||
-      options.margin >= 1.0 || !(options.refine_ratio > 1.0) || options.maximum_probes < 2) {
+      options.margin >= 1.0 || !(options.confidence > 0.0 && options.confidence < 1.0) ||
+      !(options.refine_ratio > 1.0) || options.maximum_probes < 2) {
     return Error(ErrorCode::INVALID_VALUE,
-                 fmt::format("crossover options: sizes [{}, {}], margin {}, refine ratio {}, probes {} are not valid",
-                             options.minimum_size, options.maximum_size, options.margin, options.refine_ratio,
+                 fmt::format("crossover options: sizes [{}, {}], margin {}, confidence {}, refine ratio {}, probes {} "
+                             "are not valid",
+                             options.minimum_size, options.maximum_size, options.margin, options.confidence,
+                             options.refine_ratio,
                              options.maximum_probes));
   }
   CrossoverResult result;
   auto measure_at = [&](std::int64_t size) -> Result<ProbeVerdict> {
     Result<PathTimings> timings = probe(size);
     if (!timings.ok()) return timings.error();
-    result.probes.push_back(judge(size, *timings, options.margin));
+    result.probes.push_back(judge(size, *timings, options.margin, options.confidence));
     return result.probes.back().verdict;
   };
   auto out_of_probes = [&] { return static_cast<int>(result.probes.size()) >= options.maximum_probes; };

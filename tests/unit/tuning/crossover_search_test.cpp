@@ -419,6 +419,35 @@ TEST(Judge, VerdictsFollowMarginAndDispersion) {
   EXPECT_EQ(judge(1, {{9, 9, 9}, {10, 10, 10}}, 0.05).verdict, ProbeVerdict::BASELINE_WINS);
   // Faster median, but the spreads overlap.
   EXPECT_EQ(judge(1, {{6, 10, 14}, {5, 9, 13}}, 0.05).verdict, ProbeVerdict::OVERLAP);
+  // One sample a path decides nothing.
+  EXPECT_EQ(judge(1, {{10}, {5}}, 0.05).verdict, ProbeVerdict::OVERLAP);
+}
+
+TEST(Judge, TheVerdictIsTheSharedComparisonsWithTheMarginAsTieBand) {
+  // Five samples a path with a 2% spread, the candidate's median 8% faster:
+  // the interval of the ratio (about [0.90, 0.94]) lies below 1 - 5%, but
+  // not below 1 - 15%.
+  const PathTimings timings{{9.8, 9.9, 10.0, 10.1, 10.2}, {9.0, 9.1, 9.2, 9.3, 9.4}};
+  const CrossoverProbe five = judge(7, timings, 0.05);
+  EXPECT_EQ(five.size, 7);
+  EXPECT_EQ(five.verdict, ProbeVerdict::CANDIDATE_WINS);
+  EXPECT_DOUBLE_EQ(five.ratio, 9.2 / 10.0);
+  EXPECT_LE(five.ratio_low, five.ratio);
+  EXPECT_GE(five.ratio_high, five.ratio);
+  EXPECT_LT(five.ratio_high, 0.95);
+  EXPECT_EQ(judge(7, timings, 0.15).verdict, ProbeVerdict::OVERLAP);
+  // The same samples, fixed seed: the same interval every time.
+  EXPECT_EQ(judge(7, timings, 0.05).ratio_low, five.ratio_low);
+  // A confidence this low narrows the interval to the medians' neighbours.
+  EXPECT_LE(judge(7, timings, 0.05, 0.5).ratio_high, five.ratio_high);
+}
+
+TEST(CrossoverSearch, AConfidenceOutsideZeroToOneIsRefused) {
+  CrossoverOptions bad;
+  bad.confidence = 1.0;
+  auto result = find_crossover(bad, [](std::int64_t) -> Result<PathTimings> { return PathTimings{}; });
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error().message().find("confidence 1"), std::string::npos) << result.error().message();
 }
 
 }  // namespace

@@ -43,18 +43,26 @@ struct CrossoverProbe {
   std::int64_t size = 0;
   double baseline_median = 0, candidate_median = 0;
   double baseline_mad = 0, candidate_mad = 0;
+  // measure::compare_times of the candidate's samples against the
+  // baseline's: the ratio of medians (candidate over baseline) and its
+  // interval; NaN when either path has fewer than two samples.
+  double ratio = 0, ratio_low = 0, ratio_high = 0;
   ProbeVerdict verdict = ProbeVerdict::OVERLAP;
 };
 
-// The candidate wins when its median is faster by `margin` (0.05: 5%) and
-// the median +- MAD intervals of the two paths do not overlap; the baseline
-// wins under the same rule the other way; anything else is an overlap.
-CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin);
+// The one comparison of tunekit (measure/comparison.hpp), with `margin` as
+// its tie band read on the faster side: the candidate wins when the whole
+// interval of the ratio of medians (candidate over baseline), at
+// `confidence`, lies below 1 - margin (0.05: faster by more than 5%); the
+// baseline wins when the interval lies above 1 / (1 - margin); anything
+// else (a tie, an undecided interval, fewer than two samples) overlaps.
+CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin, double confidence = 0.95);
 
 struct CrossoverOptions {
   std::int64_t minimum_size = 1;
   std::int64_t maximum_size = 1 << 24;
   double margin = 0.05;
+  double confidence = 0.95;  // of the comparison behind each verdict (judge)
   // Refinement stops once the threshold is at most this many times the
   // largest size below it the candidate did not win.
   double refine_ratio = 1.25;
