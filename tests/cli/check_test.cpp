@@ -124,7 +124,10 @@ TEST_F(CheckCli, AStoredWinnerNowMuchSlowerThanTheNewFastestFailsBeyondTheMargin
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("slower     " + graph + " [base]: 'relu_a' defaults "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(" -> 'relu_b' defaults "), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find(": faster (tie band 2%); significantly beyond the 5% margin"), std::string::npos) << run.out;
+  // The tune's verdict is checked by a race of the two, whose samples decide.
+  EXPECT_NE(run.out.find(": faster (tie band 2%) (head to head, 10 and 10 samples); significantly beyond the 5% margin"),
+            std::string::npos)
+      << run.out;
   EXPECT_EQ(slurp(overrides), before);
   // The same as JSON: the new fastest against the stored, ratio far below 1.
   auto as_json = check({"--shape-set", "base", "--json"});
@@ -135,6 +138,7 @@ TEST_F(CheckCli, AStoredWinnerNowMuchSlowerThanTheNewFastestFailsBeyondTheMargin
   EXPECT_EQ(s["fastest"]["engine_name"], "relu_b");
   EXPECT_LT(s["comparison"]["ratio_high"].get<double>(), 0.5) << s;
   EXPECT_EQ(s["against_margin"]["verdict"], "faster");
+  EXPECT_TRUE(s["head_to_head"].get<bool>());
 }
 
 TEST_F(CheckCli, ASignificantlyFasterNewWinnerWithinTheMarginIsReportedWithoutFailing) {

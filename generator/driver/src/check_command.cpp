@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -54,6 +55,9 @@ std::string_view label(Outcome o) {
 
 struct ShapeCheck {
   Problem problem;
+  // The stored winner and the new fastest raced against each other, when
+  // the tune called the stored one slower: the figures that decide.
+  std::optional<Problem> head_to_head;
   Outcome outcome = Outcome::FAILED;
   std::optional<StoredWinner> stored;
   StoredAgainstFastest found;
@@ -66,9 +70,10 @@ std::string candidate_text(const graph::AutotuneResult& r) {
                      r.median_time_ms);
 }
 
-// Decides the outcome from the tuned results and the stored winner.
-void judge(ShapeCheck& s, const graph::Handle& handle, const measure::ComparisonConfig& comparison,
-           double margin) {
+// Decides the outcome from `results` (the tune's, or the head-to-head race's)
+// and the stored winner.
+void judge(ShapeCheck& s, const std::vector<graph::AutotuneResult>& results, const graph::Handle& handle,
+           const measure::ComparisonConfig& comparison, double margin) {
   if (s.problem.exit_code != 0) {
     s.outcome = Outcome::FAILED;
     s.detail = s.problem.error;
@@ -79,7 +84,8 @@ void judge(ShapeCheck& s, const graph::Handle& handle, const measure::Comparison
     s.detail = "no usable entry for this shape: nothing to check";
     return;
   }
-  s.found = find_stored_result(*s.stored, s.problem.results, handle, comparison);
+  s.found = find_stored_result(*s.stored, results, handle, comparison);
+  s.against_margin.reset();
   const std::string stored_name = fmt::format("'{}' {}", s.stored->engine_name, s.stored->where);
   if (s.found.stored == nullptr) {
     s.outcome = Outcome::UNUSABLE;
@@ -91,14 +97,18 @@ void judge(ShapeCheck& s, const graph::Handle& handle, const measure::Comparison
     s.detail = fmt::format("the stored {} failed: {}", stored_name, s.found.stored->error_message);
     return;
   }
+  const std::string raced =
+      s.head_to_head ? fmt::format(" (head to head, {} and {} samples)", s.found.stored->samples_ms.size(),
+                                   s.found.fastest ? s.found.fastest->samples_ms.size() : 0)
+                     : std::string();
   if (!s.found.comparison) {
     s.outcome = Outcome::UNCHANGED;
-    s.detail = fmt::format("{} is still the fastest", candidate_text(*s.found.stored));
+    s.detail = fmt::format("{} is still the fastest{}", candidate_text(*s.found.stored), raced);
     return;
   }
   const measure::Comparison& c = *s.found.comparison;
-  const std::string figures = fmt::format("{} -> {}: {}", candidate_text(*s.found.stored),
-                                          candidate_text(*s.found.fastest), measure::describe(c, comparison));
+  const std::string figures = fmt::format("{} -> {}: {}{}", candidate_text(*s.found.stored),
+                                          candidate_text(*s.found.fastest), measure::describe(c, comparison), raced);
   if (c.verdict != measure::Verdict::FASTER) {
     s.outcome = Outcome::UNCHANGED;
     s.detail = figures + " (kept)";
@@ -111,6 +121,33 @@ void judge(ShapeCheck& s, const graph::Handle& handle, const measure::Comparison
   s.outcome = regressed ? Outcome::REGRESSED : Outcome::CHANGED;
   s.detail = fmt::format("{}; {} the {:g}% margin", figures,
                          regressed ? "significantly beyond" : "not shown beyond", margin * 100.0);
+}
+
+// One tune measures each candidate in turn, so a slow phase of a shared
+// machine can fall on one of them: before a stored winner is called slower,
+// it and the new fastest race each other in interleaved rounds (at least 10
+// samples each, at most 60 rounds), and that race decides.
+void race_head_to_head(ShapeCheck& s, const graph::GraphFile& file, const std::string& path,
+                       std::optional<std::size_t> set, graph::Handle& handle, const TuneOptions& tune,
+                       const measure::ComparisonConfig& comparison, double margin) {
+  TuneOptions race = tune;
+  race.isolate = false;
+  race.strategy = "race";
+  race.race_min_samples = std::max(tune.race_min_samples, 10);
+  race.iterations = 60;
+  race.only_candidates = {{s.found.stored->engine_id, s.found.stored->engine_name, s.found.stored->knob_settings},
+                          {s.found.fastest->engine_id, s.found.fastest->engine_name, s.found.fastest->knob_settings}};
+  Result<graph::AutotuneConfig> config = autotune_config_from(race);
+  if (!config.ok()) return;  // the options were valid for the tune: nothing to add
+  Problem& raced = s.head_to_head.emplace();
+  raced.file = s.problem.file;
+  raced.shape_set = s.problem.shape_set;
+  tune_shape(raced, file, path, set, handle, *config, graph::AutotuneStorageConfig{}, race);
+  if (raced.exit_code != 0) {
+    s.detail += fmt::format("; the head-to-head race failed: {}", raced.error);
+    return;
+  }
+  judge(s, raced.results, handle, comparison, margin);
 }
 
 json result_json(const graph::AutotuneResult* r) {
@@ -145,6 +182,7 @@ json check_json(const ShapeCheck& s) {
                                                          : &s.problem.results.front()))},
           {"comparison", comparison_json(s.found.comparison)},
           {"against_margin", comparison_json(s.against_margin)},
+          {"head_to_head", s.head_to_head.has_value()},
           {"detail", s.detail}};
 }
 
@@ -185,7 +223,10 @@ int run_check(const CheckOptions& o, const EngineRegistrations& engines) {
       }
       s.stored = find_stored_winner(o.overrides, *made, handle);
       tune_shape(s.problem, *file, path, set, handle, *config, graph::AutotuneStorageConfig{}, tune);
-      judge(s, handle, comparison, margin);
+      judge(s, s.problem.results, handle, comparison, margin);
+      if (s.outcome == Outcome::CHANGED || s.outcome == Outcome::REGRESSED) {
+        race_head_to_head(s, *file, path, set, handle, tune, comparison, margin);
+      }
       fmt::print(stderr, "check: {} [{}]: {}\n", s.problem.file, s.problem.shape_set, label(s.outcome));
       checks.push_back(std::move(s));
     }

@@ -15,13 +15,6 @@
 
 namespace tunekit::cli {
 
-// One candidate: an applicable engine with the knob settings it is tried with.
-struct TuneCandidate {
-  std::int64_t engine_id = -1;
-  std::string engine_name;
-  std::vector<graph::KnobSetting> knobs;  // empty: the engine's defaults
-};
-
 // The candidates of a built graph, in the order tune adds them: every
 // applicable engine with its defaults (heuristic order), then the knob
 // sweeps' variants; `sweeps` receives what each sweep chose. Parent and

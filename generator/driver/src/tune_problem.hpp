@@ -5,12 +5,21 @@
 
 #include <cstdint>
 #include <string>
+#include <string>
 #include <vector>
 
 #include "tunekit/graph/autotune_config.hpp"
 #include "tunekit/graph/engine_knob_sweep.hpp"
+#include "tunekit/graph/knob.hpp"
 
 namespace tunekit::cli {
+
+// One candidate: an applicable engine with the knob settings it is tried with.
+struct TuneCandidate {
+  std::int64_t engine_id = -1;
+  std::string engine_name;
+  std::vector<graph::KnobSetting> knobs;  // empty: the engine's defaults
+};
 
 struct TuneOptions {
   std::vector<std::string> graphs;
@@ -53,6 +62,9 @@ struct TuneOptions {
   // candidate's engine id, checked so that a child never measures another.
   int isolated_candidate = -1;
   std::int64_t isolated_engine = -1;
+  // Only these candidates, in this process (`check` measures a stored
+  // winner against a new one head to head); empty: every applicable one.
+  std::vector<TuneCandidate> only_candidates;
 };
 
 struct Problem {

@@ -91,6 +91,10 @@ void tune_in_process(Problem& p, graph::Graph& g, graph::Handle& handle, const g
   };
   if (options.isolated_candidate >= 0) {
     if (Error e = add_isolated_candidate(g, p, options); e.is_bad()) return fail(2, e.message());
+  } else if (!options.only_candidates.empty()) {
+    for (const TuneCandidate& c : options.only_candidates) {
+      if (Error e = g.add_engine(c.engine_id, c.knobs); e.is_bad()) return fail(1, e.message());
+    }
   } else {
     if (Error e = g.add_all_engines(); e.is_bad()) return fail(1, e.message());
     if (Error e = add_knob_sweeps(g, p.sweeps); e.is_bad()) return fail(1, e.message());
