@@ -9,21 +9,15 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "cli_test_support.hpp"
 #include "run_tool.hpp"
 
 namespace {
 
 using nlohmann::json;
+using tunekit::testing::read_text;
 using tunekit::testing::run_program;
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class CalibrateIsolateCli : public ::testing::Test {
  protected:
@@ -60,7 +54,7 @@ TEST_F(CalibrateIsolateCli, ACrashingAndAHangingKeyFailAloneAndTheOtherIsCalibra
   EXPECT_NE(run.out.find("not calibrated: tunekit_cpu/Relu/"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("isolated calibration timed out after 4 s"), std::string::npos) << run.out;
 
-  const json report = json::parse(slurp(folder / "report.json"));
+  const json report = json::parse(read_text(folder / "report.json"));
   ASSERT_EQ(report["not_calibrated"].size() + report["calibrated"].size(), 3u) << report.dump(1);
   int neg = 0;
   for (const json& c : report["calibrated"]) neg += c["key"].get<std::string>().rfind("tunekit_cpu/Neg/", 0) == 0;
@@ -76,12 +70,12 @@ TEST_F(CalibrateIsolateCli, ACrashingAndAHangingKeyFailAloneAndTheOtherIsCalibra
   EXPECT_NE(run.err.find("profile: " + (folder / "profile.toml").string()), std::string::npos) << run.err;
   const std::size_t first_profile_line = run.err.find("profile: ");
   EXPECT_EQ(run.err.find("profile: ", first_profile_line + 1), std::string::npos) << run.err;
-  const std::string profile = slurp(folder / "profile.toml");
+  const std::string profile = read_text(folder / "profile.toml");
   EXPECT_EQ(profile.find("Abs"), std::string::npos) << profile;
   EXPECT_EQ(profile.find("Relu"), std::string::npos) << profile;
   if (!report["calibrated"].empty()) {
     EXPECT_NE(profile.find("kernel = \"Neg\""), std::string::npos) << profile;
-    EXPECT_NE(slurp(folder / "cache.toml").find("Neg"), std::string::npos);
+    EXPECT_NE(read_text(folder / "cache.toml").find("Neg"), std::string::npos);
   }
 }
 

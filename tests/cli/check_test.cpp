@@ -8,61 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <initializer_list>
-#include <sstream>
-#include <utility>
-#include <vector>
 
+#include "cli_test_support.hpp"
 #include "run_tool.hpp"
 
 namespace {
 
 using nlohmann::json;
+using tunekit::testing::read_text;
 using tunekit::testing::run_program;
-
-const char* kRelu = R"([[tensors]]
-name = "X"
-uid = 1
-dims = [64, 64]
-[[tensors]]
-name = "Y"
-uid = 2
-dims = [64, 64]
-[[operations]]
-kind = "pointwise"
-inputs = { IN_0 = "X" }
-outputs = { OUT_0 = "Y" }
-attributes = { mode = "relu" }
-[[shape_sets]]
-name = "wide"
-dims = { X = [64, 256], Y = [64, 256] }
-)";
-
-// Sets environment variables for one scope.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> values) {
-    for (const auto& [name, value] : values) {
-      setenv(name, value, 1);
-      names_.emplace_back(name);
-    }
-  }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-  ~ScopedEnvironment() {
-    for (const std::string& name : names_) unsetenv(name.c_str());
-  }
-
- private:
-  std::vector<std::string> names_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using tunekit::testing::ScopedEnvironment;
 
 class CheckCli : public ::testing::Test {
  protected:
@@ -71,7 +26,7 @@ class CheckCli : public ::testing::Test {
     folder = mkdtemp(pattern);
     graph = (folder / "relu.toml").string();
     overrides = (folder / "overrides.json").string();
-    std::ofstream(graph) << kRelu;
+    std::ofstream(graph) << tunekit::testing::kReluGraph;
   }
   void TearDown() override { std::filesystem::remove_all(folder); }
   static std::vector<std::string> timing() {
@@ -96,7 +51,7 @@ class CheckCli : public ::testing::Test {
 TEST_F(CheckCli, AStoredWinnerThatIsStillTheFastestIsUnchangedAndTheFileIsNotWritten) {
   ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
   ASSERT_EQ(tune().exit_code, 0);
-  const std::string before = slurp(overrides);
+  const std::string before = read_text(overrides);
   auto run = check({"--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json shapes = json::parse(run.out);
@@ -107,7 +62,7 @@ TEST_F(CheckCli, AStoredWinnerThatIsStillTheFastestIsUnchangedAndTheFileIsNotWri
     EXPECT_EQ(s["fastest"]["engine_name"], "relu_a");
     EXPECT_TRUE(s["comparison"].is_null());
   }
-  EXPECT_EQ(slurp(overrides), before);
+  EXPECT_EQ(read_text(overrides), before);
   EXPECT_NE(run.err.find("2 shapes: 2 unchanged, 0 changed within the margin, 0 slower beyond it"),
             std::string::npos)
       << run.err;
@@ -118,7 +73,7 @@ TEST_F(CheckCli, AStoredWinnerNowMuchSlowerThanTheNewFastestFailsBeyondTheMargin
     ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
     ASSERT_EQ(tune().exit_code, 0);
   }
-  const std::string before = slurp(overrides);
+  const std::string before = read_text(overrides);
   ScopedEnvironment slow_a({{"TUNEKIT_TEST_DELAY_A_US", "2000"}});
   auto run = check({"--shape-set", "base"});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
@@ -128,7 +83,7 @@ TEST_F(CheckCli, AStoredWinnerNowMuchSlowerThanTheNewFastestFailsBeyondTheMargin
   EXPECT_NE(run.out.find(": faster (tie band 2%) (head to head, 10 and 10 samples); significantly beyond the 5% margin"),
             std::string::npos)
       << run.out;
-  EXPECT_EQ(slurp(overrides), before);
+  EXPECT_EQ(read_text(overrides), before);
   // The same as JSON: the new fastest against the stored, ratio far below 1.
   auto as_json = check({"--shape-set", "base", "--json"});
   EXPECT_EQ(as_json.exit_code, 1);
@@ -183,7 +138,7 @@ TEST_F(CheckCli, AMissingOrMalformedOverrideFileIsBadInput) {
   auto malformed = check();
   EXPECT_EQ(malformed.exit_code, 2);
   EXPECT_NE(malformed.err.find("overrides.json"), std::string::npos) << malformed.err;
-  EXPECT_EQ(slurp(overrides), "{ not json");
+  EXPECT_EQ(read_text(overrides), "{ not json");
 }
 
 }  // namespace

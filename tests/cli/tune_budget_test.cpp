@@ -8,32 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "cli_test_support.hpp"
 #include "run_tool.hpp"
 
 namespace {
 
 using nlohmann::json;
 using tunekit::testing::run_program;
-
-const char* kRelu = R"([[tensors]]
-name = "X"
-uid = 1
-dims = [32, 32]
-[[tensors]]
-name = "Y"
-uid = 2
-dims = [32, 32]
-[[operations]]
-kind = "pointwise"
-inputs = { IN_0 = "X" }
-outputs = { OUT_0 = "Y" }
-attributes = { mode = "relu" }
-[[shape_sets]]
-name = "wide"
-dims = { X = [32, 128], Y = [32, 128] }
-)";
 
 class TuneBudgetCli : public ::testing::Test {
  protected:
@@ -42,7 +24,7 @@ class TuneBudgetCli : public ::testing::Test {
     folder = mkdtemp(pattern);
     graph = (folder / "relu.toml").string();
     overrides = (folder / "overrides.json").string();
-    std::ofstream(graph) << kRelu;
+    std::ofstream(graph) << tunekit::testing::kReluGraph;
   }
   void TearDown() override {
     unsetenv("TUNEKIT_TEST_DELAY_A_US");
@@ -102,16 +84,14 @@ TEST_F(TuneBudgetCli, ARunOutOfTimeStoresAnIncompleteWinnerAndTheNextRunContinue
   }
 
   // A third run finds both complete and keeps them, measuring nothing.
-  std::ifstream before_file(overrides);
-  const std::string before((std::istreambuf_iterator<char>(before_file)), {});
+  const std::string before = tunekit::testing::read_text(overrides);
   auto third = tune("600");
   ASSERT_EQ(third.exit_code, 0) << third.err;
   for (const json& s : json::parse(third.out)) {
     EXPECT_TRUE(s["candidates"].empty()) << s;
     EXPECT_EQ(s["not_tuned"].get<std::string>().rfind("already tuned: 'relu_b' (entry ", 0), 0u) << s;
   }
-  std::ifstream after_file(overrides);
-  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after_file)), {}), before);
+  EXPECT_EQ(tunekit::testing::read_text(overrides), before);
 }
 
 TEST_F(TuneBudgetCli, IsolatedCandidatesStopAtTheBudgetToo) {
