@@ -111,7 +111,7 @@ Error run_isolated_candidates(Problem& p, const std::vector<TuneCandidate>& cand
     r.workspace_size = -1;
     if (config.deadline && std::chrono::steady_clock::now() >= *config.deadline) {
       r.succeeded = false;
-      r.error_message = "not measured: the time budget ran out";
+      r.error_message = graph::kBudgetSpentMessage;
       p.results.push_back(std::move(r));
       budget_ran_out = true;
       continue;

@@ -246,8 +246,6 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
             m.converged ? "converged" : "not converged", outcome.batch_size);
 }
 
-constexpr const char* kBudgetSpent = "not measured: the time budget ran out";
-
 bool out_of_time(const AutotuneConfig& config) {
   return config.deadline && std::chrono::steady_clock::now() >= *config.deadline;
 }
@@ -255,7 +253,7 @@ bool out_of_time(const AutotuneConfig& config) {
 void benchmark_one_by_one(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
   for (Candidate* c : pending) {
     if (out_of_time(request.config)) {
-      settle(*c, kBudgetSpent);
+      settle(*c, kBudgetSpentMessage);
       continue;
     }
     log::info("autotune: benchmarking '{}' (engine id {}, plan {})", c->plan->name(), c->result.engine_id,
@@ -272,7 +270,7 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
   std::vector<measure::TimeOnce> samplers;
   for (Candidate* c : pending) {
     if (out_of_time(request.config)) {
-      settle(*c, kBudgetSpent);
+      settle(*c, kBudgetSpentMessage);
       continue;
     }
     log::info("autotune: warming up '{}' (engine id {}, plan {}) for the race", c->plan->name(), c->result.engine_id,
@@ -431,7 +429,7 @@ Error run_autotune(Graph::Impl& g, const AutotuneRequest& request, std::vector<A
   settled_request.settler = &settler;
   benchmark_all(candidates, settled_request);
   const bool budget_ran_out = std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
-    return c.settled && c.result.error_message == kBudgetSpent;
+    return c.settled && c.result.error_message == kBudgetSpentMessage;
   });
   if (budget_ran_out) {
     log::warn("autotune: the time budget ran out before every candidate was measured");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "graph_test_support.hpp"
 
@@ -32,6 +33,39 @@ TEST_F(AutotuneFlow, FixedAverageRunsExactlyTheTimedIterations) {
   EXPECT_TRUE(results[0].converged);
   EXPECT_NEAR(results[0].min_time_ms, 1.0, 1e-9);
   EXPECT_GT(results[0].stddev_ms, 0.9);
+}
+
+TEST_F(AutotuneFlow, CandidatesAfterTheDeadlineAreNotMeasuredAndEveryResultSaysTheBudgetRanOut) {
+  add(behaviour(1, "first", 1.0));
+  add(behaviour(2, "second", 2.0));
+  build();
+  ASSERT_TRUE(graph.add_all_engines().is_good());
+  AutotuneConfig config;
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.timed_iterations = 3;
+  std::vector<AutotuneResult> results;
+  for (AutotuneStrategy strategy : {AutotuneStrategy::FIXED_AVERAGE, AutotuneStrategy::RACE}) {
+    config.strategy = strategy;
+    config.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+    const Error spent = graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results);
+    EXPECT_EQ(spent.code(), ErrorCode::EXECUTION_FAILED) << spent.message();
+    ASSERT_EQ(results.size(), 2u);
+    for (const AutotuneResult& r : results) {
+      EXPECT_FALSE(r.succeeded);
+      EXPECT_EQ(r.error_message, kBudgetSpentMessage);
+      EXPECT_TRUE(r.budget_ran_out);
+      EXPECT_EQ(r.iterations_run, 0);
+    }
+  }
+  // A budget that lasts leaves the run as it was.
+  config.strategy = AutotuneStrategy::FIXED_AVERAGE;
+  config.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  ASSERT_TRUE(graph.autotune(handle.get(), pack, workspace.data(), ws(), config, {}, &results).is_good());
+  for (const AutotuneResult& r : results) {
+    EXPECT_TRUE(r.succeeded);
+    EXPECT_FALSE(r.budget_ran_out);
+    EXPECT_EQ(r.iterations_run, 3);
+  }
 }
 
 TEST_F(AutotuneFlow, RunUntilStableStopsAtTheWindowForStableTimes) {

@@ -132,6 +132,24 @@ TEST_F(OverrideWriter, ConvergedOnlyForRunUntilStableAndKnobsOmittedForDefaults)
   EXPECT_FALSE(m.contains("knobs"));
 }
 
+TEST_F(OverrideWriter, AWinnerOfATuneCutShortByItsBudgetIsMarkedIncompleteAndReadBackSo) {
+  ASSERT_TRUE(store(winner()).ok());
+  EXPECT_FALSE(document()["engine_overrides"][0]["autotune_metadata"].contains("complete"));
+  Result<OverrideFile> complete = read_override_file(path);
+  ASSERT_TRUE(complete.ok());
+  ASSERT_TRUE(complete->entries[0].metadata.has_value());
+  EXPECT_TRUE(complete->entries[0].metadata->complete);
+
+  AutotuneResult cut = winner();
+  cut.budget_ran_out = true;
+  ASSERT_TRUE(store(cut).ok());
+  EXPECT_EQ(document()["engine_overrides"][0]["autotune_metadata"]["complete"], false);
+  Result<OverrideFile> incomplete = read_override_file(path);
+  ASSERT_TRUE(incomplete.ok());
+  ASSERT_EQ(incomplete->entries.size(), 1u);
+  EXPECT_FALSE(incomplete->entries[0].metadata->complete);
+}
+
 TEST_F(OverrideWriter, KnobsOfEveryTypeAreWrittenWithTheirType) {
   AutotuneResult r = winner();
   r.knob_settings = {{"s", "fast"}, {"d", 0.5}, {"i", std::int64_t{3}}};

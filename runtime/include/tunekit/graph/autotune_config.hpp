@@ -91,6 +91,9 @@ struct AutotuneConfig {
   PrimingFailurePolicy priming_failure_policy = PrimingFailurePolicy::ABORT_ON_PRIMING_FAILURE;
 };
 
+// The error_message of a candidate the time budget left unmeasured.
+inline constexpr const char* kBudgetSpentMessage = "not measured: the time budget ran out";
+
 struct AutotuneStorageConfig {
   std::filesystem::path file_path;  // empty: results are not written
   bool delete_all_existing_content = false;
