@@ -79,6 +79,13 @@ TEST_F(CalibrateIsolateCli, ACrashingAndAHangingKeyFailAloneAndTheOtherIsCalibra
   }
 }
 
+TEST_F(CalibrateIsolateCli, ASelectionOfNoKernelIsSaidAsWithoutIsolation) {
+  auto run = run_program(TUNEKIT_FAULTY_CALIBRATION_DRIVER_PATH,
+                         {"calibrate", "--isolate", "--kernel", "NoSuchKernel", "--no-cache"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("selects no registered kernel"), std::string::npos) << run.err;
+}
+
 TEST_F(CalibrateIsolateCli, WithoutIsolationTheCrashingKeyEndsTheWholeRun) {
   setenv("TUNEKIT_TEST_CRASH_KERNEL", "Abs", 1);
   auto run = run_program(TUNEKIT_FAULTY_CALIBRATION_DRIVER_PATH,

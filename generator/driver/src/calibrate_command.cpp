@@ -104,10 +104,15 @@ int run_calibrate(const CalibrateOptions& o) {
   }
 
   if (o.isolate) {
-    return calibrate_isolated(o, keys ? *keys
-                                      : tuning::SelectedCalibrationKeys(selection, tuning::KernelTuningRegistry::global(),
-                                                                        tuning::KernelCalibrationRegistry::global()),
-                              *options.execution);
+    const std::vector<tuning::KernelTuningKey> selected =
+        keys ? *keys
+             : tuning::SelectedCalibrationKeys(selection, tuning::KernelTuningRegistry::global(),
+                                               tuning::KernelCalibrationRegistry::global());
+    if (selected.empty() && !keys) {
+      fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n",
+                 core::replace_invalid_utf8(selection.to_string()));
+    }
+    return calibrate_isolated(o, selected, *options.execution);
   }
   tuning::CalibrationBatchReport report;
   try {

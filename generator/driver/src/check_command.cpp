@@ -189,6 +189,7 @@ json check_json(const ShapeCheck& s) {
 int run_check(const CheckOptions& o, const EngineRegistrations& engines) {
   TuneOptions tune = o.tune;
   tune.keep_unless_faster = false;
+  tune.program = "tunekit check";
   Result<graph::AutotuneConfig> config = autotune_config_from(tune);
   if (!config.ok()) return fmt::print(stderr, "tunekit check: {}\n", config.error().message()), kBadInput;
   std::error_code missing;
@@ -198,7 +199,7 @@ int run_check(const CheckOptions& o, const EngineRegistrations& engines) {
   if (Result<graph::OverrideFile> read = graph::read_override_file(o.overrides); !read.ok()) {
     return fmt::print(stderr, "tunekit check: {}\n", read.error().message()), kBadInput;
   }
-  Result<std::unique_ptr<TuneSession>> session = open_tune_session(tune, engines, "tunekit check");
+  Result<std::unique_ptr<TuneSession>> session = open_tune_session(tune, engines);
   if (!session.ok()) return fmt::print(stderr, "tunekit check: {}\n", session.error().message()), kTuningFailure;
   graph::Handle& handle = *(*session)->handle;
   const measure::ComparisonConfig comparison = graph::to_comparison_config(*config);

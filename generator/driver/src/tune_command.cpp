@@ -155,7 +155,7 @@ int run_tune(const TuneOptions& options, const EngineRegistrations& engines) {
                            std::chrono::duration<double>(options.time_budget_s));
   }
   const bool child = options.isolated_candidate >= 0;
-  Result<std::unique_ptr<TuneSession>> session = open_tune_session(options, engines, "tunekit tune");
+  Result<std::unique_ptr<TuneSession>> session = open_tune_session(options, engines);
   if (!session.ok()) return fmt::print(stderr, "tunekit tune: {}\n", session.error().message()), 1;
   graph::Handle& handle = *(*session)->handle;
 

@@ -62,6 +62,8 @@ struct TuneOptions {
   // candidate's engine id, checked so that a child never measures another.
   int isolated_candidate = -1;
   std::int64_t isolated_engine = -1;
+  // The command its messages on standard error begin with.
+  std::string program = "tunekit tune";
   // Only these candidates, in this process (`check` measures a stored
   // winner against a new one head to head); empty: every applicable one.
   std::vector<TuneCandidate> only_candidates;

@@ -17,8 +17,7 @@
 
 namespace tunekit::cli {
 
-Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines,
-                                                       const std::string& program) {
+Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines) {
   auto registry = std::make_shared<graph::EngineRegistry>();
   TUNEKIT_RETURN_IF_ERROR(register_engines(engines, *registry));
   // A refused plugin is reported and tuning goes on with the other engines.
@@ -26,7 +25,7 @@ Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& option
   plugins.insert(plugins.end(), options.plugins.begin(), options.plugins.end());
   for (const graph::EnginePluginLoad& load : graph::load_engine_plugins(plugins, *registry)) {
     if (!load.loaded) {
-      fmt::print(stderr, "{}: plugin {} refused: {}\n", program, core::replace_invalid_utf8(load.path),
+      fmt::print(stderr, "{}: plugin {} refused: {}\n", options.program, core::replace_invalid_utf8(load.path),
                  core::replace_invalid_utf8(load.reason));
     }
   }
@@ -198,12 +197,12 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
       p.unstable = true;
       return fail(kTuningFailure, why + " (--require-stable: not stored)");
     }
-    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, why);
+    fmt::print(stderr, "{}: {} [{}]: {}\n", options.program, p.file, p.shape_set, why);
   }
   if (stored) {
     const KeepDecision decision = decide_keep(*stored, p.results, handle, config);
     p.stored_winner = decision.why;
-    fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, decision.why);
+    fmt::print(stderr, "{}: {} [{}]: {}\n", options.program, p.file, p.shape_set, decision.why);
     if (decision.keep) return;  // the entry stays as it is
   }
   if (write_after && !storage.file_path.empty()) {

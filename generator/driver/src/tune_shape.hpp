@@ -18,13 +18,12 @@ namespace tunekit::cli {
 
 // The driver's engines plus the plugins of TUNEKIT_ENGINE_PLUGIN_PATH and
 // --plugin (a refused plugin is reported on standard error, prefixed with
-// `program`, and the others load), and a handle on this machine's CPU.
+// options.program, and the others load), and a handle on this machine's CPU.
 struct TuneSession {
   platform::CpuDevice device;
   std::unique_ptr<graph::Handle> handle;
 };
-Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines,
-                                                       const std::string& program);
+Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines);
 
 // Tunes the shape `shape_set` of `file` (read from `graph_path`, as given)
 // into p: results, sweeps, and on failure error and exit_code. Writes the
