@@ -21,7 +21,6 @@
 namespace tunekit::cli {
 namespace {
 
-
 // Debug builds and builds without a build type compile without optimisation
 // (unless their flags say otherwise, which the configure-time check of
 // calibrate_kernels() reads).

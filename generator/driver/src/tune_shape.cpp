@@ -53,14 +53,14 @@ void fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers) 
 
 // Every applicable engine with the knob settings graph::engine_knob_sweep
 // chooses (the all-defaults candidates are already stored); what was chosen
-// goes to `sweeps` for the report.
+// goes to `sweeps` for the report. The candidates are those
+// list_tune_candidates() names, as an isolated child's are.
 Error add_knob_sweeps(graph::Graph& g, std::vector<graph::EngineKnobSweep>& sweeps) {
-  std::vector<graph::EngineConfigInfo> configs;
-  TUNEKIT_RETURN_IF_ERROR(g.get_engine_configs(configs));
+  Result<std::vector<TuneCandidate>> listed = list_tune_candidates(g, sweeps);
+  if (!listed.ok()) return listed.error();
   std::vector<graph::EngineVariant> variants;
-  for (const graph::EngineConfigInfo& config : configs) {
-    sweeps.push_back(graph::engine_knob_sweep(config));
-    variants.insert(variants.end(), sweeps.back().variants.begin(), sweeps.back().variants.end());
+  for (const graph::EngineKnobSweep& sweep : sweeps) {
+    variants.insert(variants.end(), sweep.variants.begin(), sweep.variants.end());
   }
   return variants.empty() ? Error::ok() : g.add_engine_variants(variants);
 }
@@ -151,8 +151,8 @@ void tune_isolated(Problem& p, graph::Graph& g, const std::string& graph_path, c
 }  // namespace
 
 void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& graph_path,
-              std::optional<std::size_t> shape_set, graph::Handle& handle, const graph::AutotuneConfig& config,
-              const graph::AutotuneStorageConfig& storage, const TuneOptions& options) {
+                std::optional<std::size_t> shape_set, graph::Handle& handle, const graph::AutotuneConfig& config,
+                const graph::AutotuneStorageConfig& storage, const TuneOptions& options) {
   auto fail = [&](int code, std::string message) {
     p.exit_code = code;
     p.error = std::move(message);
@@ -161,11 +161,6 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
   if (!made.ok()) return fail(2, made.error().message());
   graph::Graph& g = *made;
   if (Error e = g.build_operation_graph(&handle); e.is_bad()) return fail(2, e.message());
-  // With --require-stable the winner is stored only once its measurement is
-  // known to be reliable, so an entry already in the file is never replaced
-  // by one that is not.
-  // With --keep-unless-faster the stored winner is looked up first, and the
-  // new one written only once it has beaten it.
   const bool budgeted = options.time_budget_s > 0;
   const bool look_up = (options.keep_unless_faster || budgeted) && !storage.file_path.empty() &&
                        !storage.delete_all_existing_content;
@@ -180,6 +175,11 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
     p.budget_spent = true;
     return;
   }
+  // With --require-stable the winner is stored only once its measurement is
+  // known to be reliable, so an entry already in the file is never replaced
+  // by one that is not. With --keep-unless-faster the stored winner is
+  // looked up first, and the new one written only once it has beaten it.
+  // Isolated candidates are measured in children: this process writes.
   const std::optional<StoredWinner> stored = options.keep_unless_faster ? found : std::nullopt;
   const bool write_after = options.require_stable || stored.has_value() || options.isolate;
   if (options.isolate) {
@@ -215,6 +215,5 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
     }
   }
 }
-
 
 }  // namespace tunekit::cli

@@ -36,7 +36,7 @@ std::size_t problem_bytes(const CrossoverCalibration& spec, std::int64_t size) {
 }
 
 Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibration& spec, std::int64_t size,
-                          double margin) {
+                          const CrossoverOptions& search) {
   const std::string what = fmt::format("size={} {} vs {}", size, spec.baseline.name, spec.candidate.name);
   Error admitted = context.budget.admit(problem_bytes(spec, size), std::max(spec.baseline.threads, spec.candidate.threads));
   if (admitted.is_bad()) {
@@ -74,11 +74,7 @@ Result<PathTimings> probe(CalibrationContext& context, const CrossoverCalibratio
     if (!samples.ok()) return samples.error();
     timings.baseline_ms.insert(timings.baseline_ms.end(), (*samples)[0].begin(), (*samples)[0].end());
     timings.candidate_ms.insert(timings.candidate_ms.end(), (*samples)[1].begin(), (*samples)[1].end());
-    // A win either way is decided, and so is a tie (the whole interval
-    // inside the band): more samples would not move them.
-    const CrossoverProbe current = judge(size, timings, margin);
-    const bool tie = current.ratio_low >= 1.0 - margin && current.ratio_high <= 1.0 / (1.0 - margin);
-    if (current.verdict != ProbeVerdict::OVERLAP || tie) break;
+    if (!judge(size, timings, search.margin, search.confidence).undecided) break;
   }
   context.reporter.record_candidate(spec.parameter, fmt::format("size={} path={}", size, spec.baseline.name),
                                     timings.baseline_ms);
@@ -96,7 +92,7 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
   search.margin = required_margin_for(context.options, spec.baseline.threads, spec.candidate.threads);
   if (spec.portable_default > 0) search.preferred_threshold = spec.portable_default;
   Result<CrossoverResult> result =
-      find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size, search.margin); });
+      find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size, search); });
   if (!result.ok()) {
     context.reporter.note(fmt::format("{}: search stopped ({}); keeping the portable default {}", spec.parameter,
                                       result.error().message(), spec.portable_default));

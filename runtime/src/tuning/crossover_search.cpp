@@ -42,6 +42,7 @@ CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margi
     case measure::Verdict::TIE:
     case measure::Verdict::UNDECIDED: p.verdict = ProbeVerdict::OVERLAP; break;
   }
+  p.undecided = c.verdict == measure::Verdict::UNDECIDED;
   return p;
 }
 

@@ -421,6 +421,11 @@ TEST(Judge, VerdictsFollowMarginAndDispersion) {
   EXPECT_EQ(judge(1, {{6, 10, 14}, {5, 9, 13}}, 0.05).verdict, ProbeVerdict::OVERLAP);
   // One sample a path decides nothing.
   EXPECT_EQ(judge(1, {{10}, {5}}, 0.05).verdict, ProbeVerdict::OVERLAP);
+  EXPECT_TRUE(judge(1, {{10}, {5}}, 0.05).undecided);
+  // A tie within the band is an overlap that is decided; a win is decided.
+  EXPECT_FALSE(judge(1, {{10, 10, 10}, {9.7, 9.7, 9.7}}, 0.05).undecided);
+  EXPECT_FALSE(judge(1, {{10, 10, 10}, {9, 9, 9}}, 0.05).undecided);
+  EXPECT_TRUE(judge(1, {{6, 10, 14}, {5, 9, 13}}, 0.05).undecided);
 }
 
 TEST(Judge, TheVerdictIsTheSharedComparisonsWithTheMarginAsTieBand) {

@@ -48,6 +48,10 @@ struct CrossoverProbe {
   // interval; NaN when either path has fewer than two samples.
   double ratio = 0, ratio_low = 0, ratio_high = 0;
   ProbeVerdict verdict = ProbeVerdict::OVERLAP;
+  // The comparison could not tell the paths apart yet (its interval crosses
+  // an edge of the band, or too few samples): more samples may decide it. An
+  // overlap that is a tie within the band is decided.
+  bool undecided = false;
 };
 
 // The one comparison of tunekit (measure/comparison.hpp), with `margin` as
