@@ -6,7 +6,11 @@
 
 #include <cmath>
 #include <optional>
+#include <random>
+#include <utility>
 #include <vector>
+
+#include "tunekit/tuning/crossover_search.hpp"
 
 namespace tunekit::cpu {
 namespace {
@@ -41,19 +45,81 @@ TEST(GemmShapeFamilies, TileFamiliesAreSquareLargeKTransposedAndLargeCForTheBudg
 }
 
 TEST(GemmShapeFamilies, TilesBeatTheDefaultByWinningOnOneFamilyAndLosingOnNone) {
-  using R = std::vector<double>;
-  // 10% faster on large_c, within the margin elsewhere: a win.
-  const std::optional<double> score = gemm_tiles_beat(R{1.02, 0.99, 1.0, 0.9}, 0.05);
+  using measure::Verdict;
+  const auto c = [](double ratio, Verdict verdict) {
+    measure::Comparison out;
+    out.ratio = ratio;
+    out.verdict = verdict;
+    return out;
+  };
+  using C = std::vector<measure::Comparison>;
+  const double band = 0.05;
+  // Faster on large_c, a tie or undecided elsewhere: a win, scored by the
+  // geometric mean of the ratios.
+  const C win{c(1.02, Verdict::TIE), c(0.99, Verdict::UNDECIDED), c(1.0, Verdict::TIE), c(0.9, Verdict::FASTER)};
+  const std::optional<double> score = gemm_tiles_beat(win, band);
   ASSERT_TRUE(score.has_value());
   EXPECT_NEAR(*score, std::pow(1.02 * 0.99 * 1.0 * 0.9, 0.25), 1e-12);
-  // Exactly the margin counts on either side.
-  EXPECT_TRUE(gemm_tiles_beat(R{1.0 + 0.05, 1.0, 1.0, 1.0 - 0.05}, 0.05).has_value());
-  // 20% faster on one family but 6% slower on another: no.
-  EXPECT_FALSE(gemm_tiles_beat(R{1.06, 1.0, 1.0, 0.8}, 0.05).has_value());
-  // Within the margin everywhere: no win anywhere.
-  EXPECT_FALSE(gemm_tiles_beat(R{0.97, 0.97, 0.975, 0.975}, 0.05).has_value());
-  EXPECT_FALSE(gemm_tiles_beat(R{std::nan(""), 0.5}, 0.05).has_value());
-  EXPECT_FALSE(gemm_tiles_beat(R{}, 0.05).has_value());
+  // A ratio of exactly 1 + band still counts as not slower.
+  EXPECT_TRUE(gemm_tiles_beat(C{c(1.0 + band, Verdict::UNDECIDED), c(0.9, Verdict::FASTER)}, band).has_value());
+  // Slower on one family (by the verdict, or by a ratio beyond the band that
+  // the comparison could not yet confirm): no.
+  EXPECT_FALSE(gemm_tiles_beat(C{c(1.04, Verdict::SLOWER), c(0.8, Verdict::FASTER)}, band).has_value());
+  EXPECT_FALSE(gemm_tiles_beat(C{c(1.06, Verdict::UNDECIDED), c(0.8, Verdict::FASTER)}, band).has_value());
+  // A low ratio the comparison did not confirm is no win: the interval decides.
+  EXPECT_FALSE(gemm_tiles_beat(C{c(0.8, Verdict::UNDECIDED), c(0.97, Verdict::TIE)}, band).has_value());
+  EXPECT_FALSE(gemm_tiles_beat(C{c(std::nan(""), Verdict::UNDECIDED), c(0.5, Verdict::FASTER)}, band).has_value());
+  EXPECT_FALSE(gemm_tiles_beat(C{}, band).has_value());
+}
+
+TEST(GemmShapeFamilies, TilesBeatTheDefaultOnMeasuredSamples) {
+  // The verdicts come from compare_times on the samples: 20% faster on one
+  // family with 1% noise is FASTER, the same times on another are a tie.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> noise(0.99, 1.01);
+  const auto samples = [&](double ms) {
+    std::vector<double> out(9);
+    for (double& s : out) s = ms * noise(rng);
+    return out;
+  };
+  const measure::ComparisonConfig config = tuning::margin_comparison(0.05);
+  const std::vector<measure::Comparison> measured{measure::compare_times(samples(0.8), samples(1.0), config),
+                                                  measure::compare_times(samples(2.0), samples(2.0), config)};
+  EXPECT_EQ(measured[0].verdict, measure::Verdict::FASTER);
+  EXPECT_EQ(measured[1].verdict, measure::Verdict::TIE);
+  EXPECT_TRUE(gemm_tiles_beat(measured, config.tie_band).has_value());
+  const std::vector<measure::Comparison> slower{measured[0],
+                                                measure::compare_times(samples(2.4), samples(2.0), config)};
+  EXPECT_FALSE(gemm_tiles_beat(slower, config.tie_band).has_value());
+}
+
+TEST(GemmShapeFamilies, TheTieRulePicksTheSmallestOfTheConfigurationsTiedWithTheFastest) {
+  // Sizes as tile volumes; positions 1..4 among the configurations.
+  const std::vector<GemmBeater> beaters{{1, 0.90, 64 * 256 * 256}, {2, 0.85, 128 * 256 * 512},
+                                        {3, 0.86, 96 * 256 * 256}, {4, 0.88, 32 * 128 * 128}};
+  // Nothing told apart from the leader (2): the smallest of all, 4, wins.
+  const GemmTiePick all_tied = gemm_pick_by_tie_rule(beaters, [](std::size_t, std::size_t) { return false; });
+  EXPECT_EQ(all_tied.index, 4u);
+  EXPECT_EQ(all_tied.tied, 3u);
+  // Every other one told apart: the leader.
+  const GemmTiePick none_tied = gemm_pick_by_tie_rule(beaters, [](std::size_t, std::size_t) { return true; });
+  EXPECT_EQ(none_tied.index, 2u);
+  EXPECT_EQ(none_tied.tied, 0u);
+  // Only 3 ties with the leader: 3, smaller than the leader; 4 is slower for sure.
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  const GemmTiePick one_tied = gemm_pick_by_tie_rule(beaters, [&](std::size_t a, std::size_t b) {
+    asked.emplace_back(a, b);
+    return a != 3;
+  });
+  EXPECT_EQ(one_tied.index, 3u);
+  EXPECT_EQ(one_tied.tied, 1u);
+  for (const auto& [a, b] : asked) EXPECT_EQ(b, 2u) << "every beater is compared with the leader";
+  // Equal sizes: the earlier; one beater: itself.
+  const std::vector<GemmBeater> same{{5, 0.9, 100}, {2, 0.95, 100}};
+  EXPECT_EQ(gemm_pick_by_tie_rule(same, [](std::size_t, std::size_t) { return false; }).index, 2u);
+  EXPECT_EQ(gemm_pick_by_tie_rule(std::vector<GemmBeater>{{7, 0.5, 9}}, [](std::size_t, std::size_t) { return false; })
+                .index,
+            7u);
 }
 
 TEST(GemmShapeFamilies, WideEdgesHalveUntilTheSkinnyProductFits) {

@@ -21,6 +21,14 @@ std::string_view to_string(ProbeVerdict verdict) noexcept {
   return "unknown";
 }
 
+measure::ComparisonConfig margin_comparison(double margin, double confidence) {
+  measure::ComparisonConfig config;
+  config.confidence = confidence;
+  // compare_times's band is symmetric in log space: 1 / (1 + band) = 1 - margin.
+  config.tie_band = margin / (1.0 - margin);
+  return config;
+}
+
 CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin, double confidence) {
   CrossoverProbe p;
   p.size = size;
@@ -28,11 +36,8 @@ CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margi
   p.candidate_median = measure::median(timings.candidate_ms);
   p.baseline_mad = measure::median_absolute_deviation(timings.baseline_ms);
   p.candidate_mad = measure::median_absolute_deviation(timings.candidate_ms);
-  measure::ComparisonConfig config;
-  config.confidence = confidence;
-  // compare_times's band is symmetric in log space: 1 / (1 + band) = 1 - margin.
-  config.tie_band = margin / (1.0 - margin);
-  const measure::Comparison c = measure::compare_times(timings.candidate_ms, timings.baseline_ms, config);
+  const measure::Comparison c =
+      measure::compare_times(timings.candidate_ms, timings.baseline_ms, margin_comparison(margin, confidence));
   p.ratio = c.ratio;
   p.ratio_low = c.ratio_low;
   p.ratio_high = c.ratio_high;

@@ -24,7 +24,8 @@
 #include "tunekit/cpu/gemm_shape_families.hpp"
 #include "tunekit/cpu/isa.hpp"
 #include "tunekit/cpu/register.hpp"
-#include "tunekit/measure/statistics.hpp"
+#include "tunekit/measure/comparison.hpp"
+#include "tunekit/tuning/crossover_search.hpp"
 #include "tunekit/tuning/random_tensor.hpp"
 
 namespace tunekit::cpu {
@@ -153,19 +154,20 @@ struct GemmRun {
   int threads;
 };
 
-// Checks both runs' outputs on one shape, then times them taking turns
-// (gemm_detail::time_pair): their medians in ms, or nothing after a
-// rejection (recorded).
+// Checks both runs' outputs on one shape, then judges the second against the
+// first at `margin` (gemm_detail::judge_pair): nothing after a rejection
+// (recorded).
 template <typename T>
-std::optional<std::pair<double, double>> time_pair_checked(CalibrationContext& context, const std::string& parameter,
-                                                           const GemmRun& first, const GemmRun& second,
-                                                           Operands<T>& x) {
-  for (const GemmRun* r : {&first, &second}) {
+std::optional<tuning::CrossoverProbe> judge_pair_checked(CalibrationContext& context, const std::string& parameter,
+                                                         double margin, const GemmRun& baseline,
+                                                         const GemmRun& candidate, Operands<T>& x) {
+  for (const GemmRun* r : {&baseline, &candidate}) {
     if (!check_one<T>(context, parameter, r->what, r->kernel, x, r->path, r->threads)) return std::nullopt;
   }
-  return gemm_detail::time_pair(
-      context, parameter, first.what, [&] { return run<T>(first.kernel, x, first.path, first.threads); },
-      second.what, [&] { return run<T>(second.kernel, x, second.path, second.threads); });
+  return gemm_detail::judge_pair(
+      context, parameter, margin, baseline.what,
+      [&] { return run<T>(baseline.kernel, x, baseline.path, baseline.threads); }, candidate.what,
+      [&] { return run<T>(candidate.kernel, x, candidate.path, candidate.threads); });
 }
 
 // Checks a configuration's output on every family: false after a wrong
@@ -180,24 +182,26 @@ bool check_all(CalibrationContext& context, const std::string& parameter, const 
   return true;
 }
 
-// One configuration of an interleaved comparison: its name in the report and its kernel.
+// One configuration of an interleaved comparison: its name in the report,
+// its kernel and its size for the tie rule (the smaller wins a tie).
 struct NamedKernel {
   std::string name;
   GemmKernel kernel;
+  std::int64_t size = 0;
 };
 
+// Samples of every configuration on every family: [configuration][family].
+using FamilySamples = std::vector<std::vector<std::vector<double>>>;
+
 // Times every configuration on every family, all taking turns
-// (measure_interleaved), records the samples, and returns each one's time
-// over the first configuration's (the default) on each family: the median
-// over the rounds of the ratio within a round. Configurations timed one
+// (measure_interleaved), and records the samples: configurations timed one
 // after the other met different phases of a shared machine, and whichever
 // had the quiet phase won. nullopt when the timing failed (noted).
 template <typename T>
-std::optional<std::vector<std::vector<double>>> ratios_to_first(CalibrationContext& context,
-                                                                const std::string& parameter,
-                                                                const std::vector<NamedKernel>& configs,
-                                                                std::vector<Operands<T>>& families, GemmPath path,
-                                                                int threads, int rounds) {
+std::optional<FamilySamples> time_on_families(CalibrationContext& context, const std::string& parameter,
+                                              const std::vector<NamedKernel>& configs,
+                                              std::vector<Operands<T>>& families, GemmPath path, int threads,
+                                              int rounds) {
   std::vector<std::function<Error()>> runs;
   for (const NamedKernel& config : configs) {
     for (Operands<T>& x : families) {
@@ -210,20 +214,33 @@ std::optional<std::vector<std::vector<double>>> ratios_to_first(CalibrationConte
     return std::nullopt;
   }
   const std::size_t f_count = families.size();
-  std::vector<std::vector<double>> ratios(configs.size(), std::vector<double>(f_count));
+  FamilySamples out(configs.size(), std::vector<std::vector<double>>(f_count));
   for (std::size_t c = 0; c < configs.size(); ++c) {
     for (std::size_t f = 0; f < f_count; ++f) {
-      const std::vector<double>& mine = (*samples)[c * f_count + f];
-      const std::vector<double>& reference = (*samples)[f];
-      std::vector<double> per_round;
-      for (std::size_t r = 0; r < mine.size(); ++r) per_round.push_back(mine[r] / reference[r]);
-      ratios[c][f] = measure::median(per_round);
+      out[c][f] = std::move((*samples)[c * f_count + f]);
       const GemmShapeFamily& shape = families[f].shape;
       context.reporter.record_candidate(
-          parameter, fmt::format("{} {} {}x{}x{}", configs[c].name, shape.name, shape.m, shape.n, shape.k), mine);
+          parameter, fmt::format("{} {} {}x{}x{}", configs[c].name, shape.name, shape.m, shape.n, shape.k), out[c][f]);
     }
   }
-  return ratios;
+  return out;
+}
+
+// Configuration a's comparison with b on each family (a's times over b's).
+std::vector<measure::Comparison> compare_on_families(const FamilySamples& samples, std::size_t a, std::size_t b,
+                                                     const measure::ComparisonConfig& comparison) {
+  std::vector<measure::Comparison> out;
+  for (std::size_t f = 0; f < samples[a].size(); ++f) {
+    out.push_back(measure::compare_times(samples[a][f], samples[b][f], comparison));
+  }
+  return out;
+}
+
+// Whether the comparison decides between a and b on some family.
+bool told_apart(const std::vector<measure::Comparison>& comparisons) {
+  return std::any_of(comparisons.begin(), comparisons.end(), [](const measure::Comparison& c) {
+    return c.verdict == measure::Verdict::FASTER || c.verdict == measure::Verdict::SLOWER;
+  });
 }
 
 // The outcome of choosing among configurations on shape families.
@@ -233,12 +250,16 @@ struct FamilyChoice {
   std::size_t index = 0;  // the winner among the configurations given (NOT_AGAIN, CHOSEN)
   double score = 1.0;     // its geometric mean ratio to the default (gemm_tiles_beat)
   double again = 1.0;     // the same when timed again (CHOSEN)
+  std::size_t tied = 0;   // configurations that beat the default and tied with the fastest of them
 };
 
 // configs[0] is the default. Every configuration is checked on every family
-// (a wrong one is dropped, a wrong default ends the choice), all are timed
-// interleaved (ratios_to_first), the one with the lowest score among those
-// that beat the default (gemm_tiles_beat) wins, and it is timed again
+// (a wrong one is dropped, a wrong default ends the choice) and all are
+// timed interleaved (time_on_families). Among those that beat the default
+// (gemm_tiles_beat, with the margin as the comparison's band) the
+// calibration tie rule picks one (gemm_pick_by_tie_rule: the lowest score
+// leads, and the smallest NamedKernel::size wins among the leader and those
+// the comparison cannot tell from it on any family). That one is timed again
 // against the default alone, in twice the rounds (two configurations cost
 // little), and must beat it again.
 template <typename T>
@@ -257,25 +278,34 @@ FamilyChoice choose_on_families(CalibrationContext& context, const std::string& 
   std::vector<NamedKernel> checked;
   for (std::size_t i : right) checked.push_back(configs[i]);
   const int rounds = std::max(context.options.repetitions, 5);
-  const double margin = context.options.required_margin;
-  const std::optional<std::vector<std::vector<double>>> ratios =
-      ratios_to_first<T>(context, parameter, checked, families, path, threads, rounds);
-  if (!ratios) return {Outcome::TIMING_FAILED};
-  std::optional<std::size_t> best;
-  double best_score = 1.0;
+  const measure::ComparisonConfig comparison = tuning::margin_comparison(context.options.required_margin);
+  const std::optional<FamilySamples> samples =
+      time_on_families<T>(context, parameter, checked, families, path, threads, rounds);
+  if (!samples) return {Outcome::TIMING_FAILED};
+  std::vector<GemmBeater> beaters;  // indices into checked
   for (std::size_t c = 1; c < checked.size(); ++c) {
-    const std::optional<double> score = gemm_tiles_beat((*ratios)[c], margin);
-    if (score && *score < best_score) {
-      best_score = *score;
-      best = c;
-    }
+    const std::optional<double> score =
+        gemm_tiles_beat(compare_on_families(*samples, c, 0, comparison), comparison.tie_band);
+    if (score) beaters.push_back({c, *score, checked[c].size});
   }
-  if (!best) return {Outcome::NO_WINNER};
-  const std::optional<std::vector<std::vector<double>>> again =
-      ratios_to_first<T>(context, parameter, {checked[0], checked[*best]}, families, path, threads, 2 * rounds);
-  const std::optional<double> again_score = again ? gemm_tiles_beat((*again)[1], margin) : std::nullopt;
-  if (!again_score) return {Outcome::NOT_AGAIN, right[*best], best_score};
-  return {Outcome::CHOSEN, right[*best], best_score, *again_score};
+  if (beaters.empty()) return {Outcome::NO_WINNER};
+  const GemmTiePick pick = gemm_pick_by_tie_rule(beaters, [&](std::size_t a, std::size_t b) {
+    return told_apart(compare_on_families(*samples, a, b, comparison));
+  });
+  const double score =
+      std::find_if(beaters.begin(), beaters.end(), [&](const GemmBeater& b) { return b.index == pick.index; })->score;
+  const std::optional<FamilySamples> again =
+      time_on_families<T>(context, parameter, {checked[0], checked[pick.index]}, families, path, threads, 2 * rounds);
+  const std::optional<double> again_score =
+      again ? gemm_tiles_beat(compare_on_families(*again, 1, 0, comparison), comparison.tie_band) : std::nullopt;
+  if (!again_score) return {Outcome::NOT_AGAIN, right[pick.index], score, 1.0, pick.tied};
+  return {Outcome::CHOSEN, right[pick.index], score, *again_score, pick.tied};
+}
+
+// ", the smallest of 3 that tied with the fastest", or nothing without a tie.
+std::string tie_note(const FamilyChoice& choice) {
+  if (choice.tied == 0) return {};
+  return fmt::format(", the smallest of {} that tied with the fastest", choice.tied + 1);
 }
 
 template <typename T>
@@ -310,7 +340,7 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
     tiles.push_back(t);
   }
   std::vector<NamedKernel> configs;
-  for (const Tiles& t : tiles) configs.push_back({describe(t), kernel_of(t)});
+  for (const Tiles& t : tiles) configs.push_back({describe(t), kernel_of(t), t.m * t.n * t.k});
   const FamilyChoice choice = choose_on_families<T>(context, parameter, configs, families, GemmPath::PACKED, threads);
   using Outcome = FamilyChoice::Outcome;
   const auto keep = [&](const std::string& why) {
@@ -320,7 +350,8 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
     case Outcome::DEFAULT_FAILED: return keep("it failed");
     case Outcome::TIMING_FAILED: return keep("timing failed");
     case Outcome::NO_WINNER:
-      return keep(fmt::format("no candidate faster by {:.0f}% on a family ({}) and slower by as much on none",
+      return keep(fmt::format("no candidate faster by {:.0f}% on a family ({}) and slower by as much on none, "
+                              "at 95% confidence",
                               100 * context.options.required_margin, family_names));
     case Outcome::NOT_AGAIN:
       return keep(fmt::format("{} did not win again on the families", describe(tiles[choice.index])));
@@ -328,8 +359,8 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
   }
   const Tiles& best = tiles[choice.index];
   const std::string why =
-      fmt::format("{} took {:.3f} of the default's time (geometric mean over {}; {:.3f} when timed again)",
-                  describe(best), choice.score, family_names, choice.again);
+      fmt::format("{} took {:.3f} of the default's time (geometric mean over {}; {:.3f} when timed again){}",
+                  describe(best), choice.score, family_names, choice.again, tie_note(choice));
   values.values["algorithm.tile_m"] = best.m;
   values.values["algorithm.tile_n"] = best.n;
   values.values["algorithm.tile_k"] = best.k;
@@ -377,7 +408,9 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
   // depths are timed taking turns and chosen as tiles are.
   const std::vector<std::int64_t> depths = {defaults.algorithm_streamed_tile_k, 8, 12, 16, 24, 48, 64, 96, 128};
   std::vector<NamedKernel> configs;
-  for (std::int64_t depth : depths) configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth)});
+  for (std::int64_t depth : depths) {
+    configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth), depth});
+  }
   const FamilyChoice choice =
       choose_on_families<T>(context, parameter, configs, families, GemmPath::STREAMED_B, threads);
   using Outcome = FamilyChoice::Outcome;
@@ -397,12 +430,14 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
   values.values[parameter] = depths[choice.index];
   context.reporter.select(parameter, depths[choice.index],
                           fmt::format("{:.3f} of the default's time on the streamed path (geometric mean over {}; "
-                                      "{:.3f} when timed again)",
-                                      choice.score, shapes, choice.again));
+                                      "{:.3f} when timed again){}",
+                                      choice.score, shapes, choice.again, tie_note(choice)));
 }
 
-// The largest M of a doubling sequence at which the streamed-B path is not
-// slower than the packed path (both with the chosen tiles), on N = K = wide.
+// The largest M of a doubling sequence up to which the streamed-B path serves
+// (both paths with the chosen tiles, on N = K = wide): it is not slower than
+// the packed path by the margin up to the portable default's M, and faster
+// by the margin beyond it.
 template <typename T>
 void calibrate_skinny_limit(CalibrationContext& context, DataType type, int threads,
                             tuning::KernelTuningParameters& values) {
@@ -422,12 +457,17 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
     }
     const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
     const GemmKernel kernel(config);
-    const std::optional<std::pair<double, double>> ms =
-        time_pair_checked<T>(context, parameter, {"streamed_b " + shape, kernel, GemmPath::STREAMED_B, threads},
-                             {"packed " + shape, kernel, GemmPath::PACKED, threads}, *x);
-    if (!ms) break;
-    const auto [streamed, packed] = *ms;
-    if (streamed > packed) {
+    const std::optional<tuning::CrossoverProbe> streamed = judge_pair_checked<T>(
+        context, parameter, context.options.required_margin, {"packed " + shape, kernel, GemmPath::PACKED, threads},
+        {"streamed_b " + shape, kernel, GemmPath::STREAMED_B, threads}, *x);
+    if (!streamed) break;
+    // The calibration tie rule: where the comparison cannot tell the paths
+    // apart (a tie or undecided), the portable default decides: up to it the
+    // streamed path goes on, beyond it only a win by the margin extends it.
+    const bool extends = streamed->verdict == tuning::ProbeVerdict::CANDIDATE_WINS ||
+                         (m <= config.algorithm_skinny_m_limit &&
+                          streamed->verdict != tuning::ProbeVerdict::BASELINE_WINS);
+    if (!extends) {
       if (!limit) limit = m / 2;  // slower already at the smallest M: up to M = 2
       break;
     }
@@ -439,8 +479,10 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
   }
   values.values[parameter] = *limit;
   context.reporter.select(parameter, *limit,
-                          fmt::format("the streamed-B path was not slower than the packed one up to M={} at N=K={}",
-                                      *limit, wide));
+                          fmt::format("the streamed-B path up to M={} at N=K={} (not slower than the packed one by "
+                                      "{:.0f}% up to the portable default M={}, faster by as much beyond it)",
+                                      *limit, wide, 100 * context.options.required_margin,
+                                      config.algorithm_skinny_m_limit));
 }
 
 // The parallel crossover: the team against one thread on cubes of growing
@@ -463,7 +505,7 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
   always_parallel.parallel_minimum_tasks = 1;
   const std::int64_t minimum_tasks = std::max<std::int64_t>(config.parallel_minimum_tasks, 1);
   const double margin = tuning::required_margin_for(context.options, 1, static_cast<std::uint32_t>(threads));
-  gemm_detail::TeamCrossover search(margin);
+  gemm_detail::TeamCrossover search;
   for (std::int64_t edge : {16, 24, 32, 48, 64, 96, 128, 192, 256, 384}) {
     if (!context.budget.time_left()) {
       context.reporter.note(fmt::format("time budget spent before the parallel cube {}", edge));
@@ -472,11 +514,11 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
     auto x = make_operands<T>(context, {"cube", edge, edge, edge, Transpose::NO}, type);
     if (!x.ok()) break;
     const std::string shape = fmt::format("{}x{}x{}", edge, edge, edge);
-    const std::optional<std::pair<double, double>> ms = time_pair_checked<T>(
-        context, parameter, {"1 thread " + shape, GemmKernel(config), GemmPath::AUTO, 1},
+    const std::optional<tuning::CrossoverProbe> team = judge_pair_checked<T>(
+        context, parameter, margin, {"1 thread " + shape, GemmKernel(config), GemmPath::AUTO, 1},
         {fmt::format("{} threads {}", threads, shape), GemmKernel(always_parallel), GemmPath::AUTO, threads}, *x);
-    if (!ms) break;
-    if (search.record(static_cast<double>(edge * edge * edge), ms->first, ms->second)) break;
+    if (!team) break;
+    if (search.record(static_cast<double>(edge * edge * edge), team->verdict)) break;
   }
   const std::optional<double> found = search.crossover();
   if (!found) {

@@ -42,17 +42,34 @@ std::vector<GemmShapeFamily> gemm_tile_families(std::size_t budget, std::size_t 
   return out;
 }
 
-std::optional<double> gemm_tiles_beat(std::span<const double> ratios, double margin) noexcept {
-  if (ratios.empty()) return std::nullopt;
+std::optional<double> gemm_tiles_beat(std::span<const measure::Comparison> against_default, double tie_band) noexcept {
+  if (against_default.empty()) return std::nullopt;
   bool wins_somewhere = false;
   double log_sum = 0;
-  for (const double ratio : ratios) {
-    if (!(ratio <= 1.0 + margin)) return std::nullopt;  // NaN too
-    wins_somewhere = wins_somewhere || ratio <= 1.0 - margin;
-    log_sum += std::log(ratio);
+  for (const measure::Comparison& c : against_default) {
+    if (c.verdict == measure::Verdict::SLOWER || !(c.ratio <= 1.0 + tie_band)) return std::nullopt;  // NaN too
+    wins_somewhere = wins_somewhere || c.verdict == measure::Verdict::FASTER;
+    log_sum += std::log(c.ratio);
   }
   if (!wins_somewhere) return std::nullopt;
-  return std::exp(log_sum / static_cast<double>(ratios.size()));
+  return std::exp(log_sum / static_cast<double>(against_default.size()));
+}
+
+GemmTiePick gemm_pick_by_tie_rule(std::span<const GemmBeater> beaters,
+                                  const std::function<bool(std::size_t, std::size_t)>& told_apart) {
+  const GemmBeater& leader = *std::min_element(beaters.begin(), beaters.end(),
+                                               [](const GemmBeater& x, const GemmBeater& y) { return x.score < y.score; });
+  GemmTiePick pick{leader.index, 0};
+  std::int64_t smallest = leader.size;
+  for (const GemmBeater& beater : beaters) {
+    if (beater.index == leader.index || told_apart(beater.index, leader.index)) continue;
+    ++pick.tied;
+    if (beater.size < smallest || (beater.size == smallest && beater.index < pick.index)) {
+      smallest = beater.size;
+      pick.index = beater.index;
+    }
+  }
+  return pick;
 }
 
 std::int64_t gemm_wide_edge(std::size_t budget, std::int64_t m, std::size_t element) {

@@ -79,7 +79,7 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   // Both sides run the product on the whole team; only the conversions'
   // share differs, so the required margin applies, not the parallel one.
   const double margin = options.required_margin;
-  gemm_detail::TeamCrossover search(margin);  // sizes: elements of one matrix
+  gemm_detail::TeamCrossover search;  // sizes: elements of one matrix
   for (std::int64_t edge : {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024}) {
     // A, B, C and a copy of C, 2 bytes each.
     if (!context.budget.fits_memory(static_cast<std::size_t>(edge * edge) * 8)) break;
@@ -107,11 +107,12 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
       context.reporter.record_rejected(parameter, "parallel " + shape, "C differs from the serial conversions'");
       break;
     }
-    const std::optional<std::pair<double, double>> ms = gemm_detail::time_pair(
-        context, parameter, "serial conversions " + shape, [&] { return run(type, serial_kernel, *x, threads); },
-        "parallel conversions " + shape, [&] { return run(type, parallel_kernel, *x, threads); });
-    if (!ms) break;
-    if (search.record(static_cast<double>(edge * edge), ms->first, ms->second)) break;
+    const std::optional<tuning::CrossoverProbe> parallel_conversions = gemm_detail::judge_pair(
+        context, parameter, margin, "serial conversions " + shape,
+        [&] { return run(type, serial_kernel, *x, threads); }, "parallel conversions " + shape,
+        [&] { return run(type, parallel_kernel, *x, threads); });
+    if (!parallel_conversions) break;
+    if (search.record(static_cast<double>(edge * edge), parallel_conversions->verdict)) break;
   }
   const std::optional<double> crossover = search.crossover();
   if (!crossover) {

@@ -1,6 +1,7 @@
 // The serial/parallel decision of the Gemm calibrations (the product's team
 // and the half types' conversions): sizes are measured in growing order, and
-// the team must beat one thread by the margin at two consecutive sizes. The
+// the team must beat one thread by the margin at two consecutive sizes (each
+// size judged by tuning::judge, the comparison every calibration uses). The
 // crossover is then the second of those wins, as in the elementwise
 // crossover search: at the first the team won once, by little, and a
 // benchmark found it 20% slower there (and 23% slower at the unmeasured
@@ -12,21 +13,22 @@
 #include <limits>
 #include <optional>
 
+#include "tunekit/tuning/crossover_search.hpp"
+
 namespace tunekit::cpu::gemm_detail {
 
 class TeamCrossover {
  public:
-  explicit TeamCrossover(double margin) noexcept : margin_(margin) {}
-
-  // Records one size's medians; true once the team has won twice in a row
-  // (the search can stop).
-  bool record(double size, double one_thread_ms, double team_ms) noexcept {
+  // Records one size's verdict, the team being the candidate and one thread
+  // the baseline; true once the team has won twice in a row (the search can
+  // stop). An overlap (a tie or an undecided comparison) is no win for either.
+  bool record(double size, tuning::ProbeVerdict team_against_one_thread) noexcept {
     if (team_wins_ >= 2) return true;
-    if (team_ms < one_thread_ms * (1.0 - margin_)) {
+    if (team_against_one_thread == tuning::ProbeVerdict::CANDIDATE_WINS) {
       if (++team_wins_ == 2) confirmed_ = size;
     } else {
       team_wins_ = 0;
-      if (one_thread_ms < team_ms * (1.0 - margin_)) last_one_thread_win_ = size;
+      if (team_against_one_thread == tuning::ProbeVerdict::BASELINE_WINS) last_one_thread_win_ = size;
     }
     return team_wins_ >= 2;
   }
@@ -48,7 +50,6 @@ class TeamCrossover {
   }
 
  private:
-  double margin_;
   double confirmed_ = 0;  // the size of the team's second consecutive win
   int team_wins_ = 0;
   // The largest size one thread won by the margin (none: the lowest double).

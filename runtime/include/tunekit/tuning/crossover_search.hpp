@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tunekit/core/result.hpp"
+#include "tunekit/measure/comparison.hpp"
 
 namespace tunekit::tuning {
 
@@ -61,6 +62,11 @@ struct CrossoverProbe {
 // baseline wins when the interval lies above 1 / (1 - margin); anything
 // else (a tie, an undecided interval, fewer than two samples) overlaps.
 CrossoverProbe judge(std::int64_t size, const PathTimings& timings, double margin, double confidence = 0.95);
+
+// The comparison configuration behind judge: `margin` read on the faster
+// side, so that FASTER means faster by more than `margin` (tie band
+// margin / (1 - margin), since the band is symmetric in log space).
+measure::ComparisonConfig margin_comparison(double margin, double confidence = 0.95);
 
 struct CrossoverOptions {
   std::int64_t minimum_size = 1;

@@ -6,10 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
+
+#include "tunekit/measure/comparison.hpp"
 
 #include "tunekit/cpu/gemm.hpp"
 
@@ -34,12 +37,32 @@ std::size_t gemm_family_bytes(const GemmShapeFamily& family, std::size_t element
 // over C costs, so that deeper blocks show what they save.
 std::vector<GemmShapeFamily> gemm_tile_families(std::size_t memory_budget_bytes, std::size_t element_bytes);
 
-// How the tile calibration judges a configuration from its time over the
-// default's on each family: it beats the default when it is faster by
-// `margin` (0.05: 5%) on at least one family and slower by `margin` on none,
-// since one set of tiles serves every shape; the result is then the
-// geometric mean of the ratios, else nullopt (also for no ratios or a NaN).
-std::optional<double> gemm_tiles_beat(std::span<const double> ratios, double margin) noexcept;
+// How the tile calibration judges a configuration from its comparison with
+// the default on each family (measure::compare_times, the configuration's
+// times over the default's, with tie band `tie_band`): it beats the default
+// when it is FASTER on at least one family, SLOWER on none and no family's
+// ratio of medians exceeds 1 + tie_band, since one set of tiles serves every
+// shape; the result is then the geometric mean of the ratios, else nullopt
+// (also for no comparisons or a NaN ratio).
+std::optional<double> gemm_tiles_beat(std::span<const measure::Comparison> against_default, double tie_band) noexcept;
+
+// A configuration that beat the default: its position among the
+// configurations, its score (gemm_tiles_beat) and its size for the tie rule.
+struct GemmBeater {
+  std::size_t index;
+  double score;
+  std::int64_t size;
+};
+struct GemmTiePick {
+  std::size_t index;  // the chosen configuration's position
+  std::size_t tied;   // beaters other than the leader that tied with it
+};
+// The calibration tie rule among beaters (at least one): the lowest score
+// leads (the first of equal scores); of the leader and every beater that
+// `told_apart(beater, leader)` (positions) says the measurements cannot tell
+// from it, the smallest size wins, the earlier of equal sizes.
+GemmTiePick gemm_pick_by_tie_rule(std::span<const GemmBeater> beaters,
+                                  const std::function<bool(std::size_t, std::size_t)>& told_apart);
 
 // N = K of an m-row skinny product: the widest of 4096, 2048, ... (at least
 // 64) that fits, so that B comes from memory as a skinny product's does.
