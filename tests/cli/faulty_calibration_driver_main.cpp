@@ -1,7 +1,11 @@
 // The tunekit tool's kernels (tunekit_cpu), except that the calibration of
 // the kernel named by TUNEKIT_TEST_CRASH_KERNEL raises SIGSEGV and that of
 // TUNEKIT_TEST_HANG_KERNEL never returns, for the tests of
-// `calibrate --isolate`.
+// `calibrate --isolate`; and that of TUNEKIT_TEST_SCRIPTED_KERNEL finds the
+// parallel.minimum_elements crossover of two scripted paths whose costs
+// cross near 5,600 elements (a fixed 100 us against 18 ns per element more),
+// through the shared crossover calibration, for the tests of
+// `calibrate --keep-unless-faster` and `check --profiles`.
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -11,6 +15,7 @@
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/driver/driver.hpp"
 #include "tunekit/tuning/calibration.hpp"
+#include "tunekit/tuning/crossover_calibration.hpp"
 
 namespace {
 
@@ -19,6 +24,40 @@ using namespace tunekit;
 std::string environment(const char* name) {
   const char* text = std::getenv(name);
   return text ? text : "";
+}
+
+void spin_for(std::chrono::nanoseconds duration) {
+  const auto end = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+// out = |a|, then a wait of fixed + per_element * size.
+tuning::CalibrationPath scripted_path(std::string name, std::chrono::nanoseconds fixed,
+                                      std::chrono::nanoseconds per_element) {
+  return {std::move(name), 1, [=](tuning::CalibrationProblem& p) {
+            const float* a = p.inputs[0].as<float>();
+            float* out = p.output.as<float>();
+            for (std::int64_t i = 0; i < p.size; ++i) out[i] = a[i] < 0 ? -a[i] : a[i];
+            spin_for(fixed + per_element * p.size);
+            return Error::ok();
+          }};
+}
+
+tuning::KernelTuningParameters calibrate_scripted(const tuning::KernelTuningKey& key,
+                                                  tuning::CalibrationContext& context) {
+  tuning::KernelTuningParameters values{key, {}};
+  tuning::CrossoverCalibration spec;
+  spec.parameter = "parallel.minimum_elements";
+  spec.minimum_size = 256;
+  spec.maximum_size = 1 << 16;
+  spec.portable_default = 1 << 20;
+  spec.operand_shapes = [](std::int64_t size) { return std::vector<tuning::Shape>{{size}}; };
+  spec.reference = scripted_path("serial", {}, {});
+  spec.baseline = scripted_path("serial", {}, std::chrono::nanoseconds(20));
+  spec.candidate = scripted_path("scripted", std::chrono::microseconds(100), std::chrono::nanoseconds(2));
+  tuning::calibrate_crossover(context, spec, values);
+  return values;
 }
 
 void register_faulty_kernels(tuning::KernelTuningRegistry& registry) {
@@ -32,6 +71,9 @@ void register_faulty_kernels(tuning::KernelTuningRegistry& registry) {
         std::raise(SIGSEGV);
         return tuning::KernelTuningParameters{key, {}};
       }, entry.library_version);
+    } else if (entry.key.kernel == environment("TUNEKIT_TEST_SCRIPTED_KERNEL") &&
+               entry.key.element_type == DataType::FLOAT) {
+      functions.register_function(entry.key, calibrate_scripted, entry.library_version);
     } else if (entry.key.kernel == hang) {
       functions.register_function(entry.key, [](const tuning::KernelTuningKey& key, tuning::CalibrationContext&) {
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));

@@ -52,5 +52,19 @@ TEST(TeamCrossover, KeepsADefaultThatNoMeasurementContradicts) {
   EXPECT_FALSE(unconfirmed.keeps(100)) << "one win is no crossover";
 }
 
+TEST(TeamCrossover, AOneThreadWinAtOrAboveAThresholdContradictsIt) {
+  TeamCrossover search;
+  search.record(100, kOverlap);
+  search.record(200, kOneThread);
+  search.record(400, kOverlap);
+  EXPECT_FALSE(search.crossover().has_value());
+  EXPECT_TRUE(search.contradicts(150)) << "one thread won at 200, where 150 would run the team";
+  EXPECT_TRUE(search.contradicts(200));
+  EXPECT_FALSE(search.contradicts(300)) << "nothing won at or above 300";
+  TeamCrossover nothing_won;
+  nothing_won.record(100, kOverlap);
+  EXPECT_FALSE(nothing_won.contradicts(1));
+}
+
 }  // namespace
 }  // namespace tunekit::cpu::gemm_detail

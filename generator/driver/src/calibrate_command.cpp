@@ -102,6 +102,27 @@ int run_calibrate(const CalibrateOptions& o) {
     keys = std::move(coverage.uncovered);
   }
 
+  // Committed values each key starts from and keeps unless beaten
+  // (--keep-unless-faster).
+  if (!o.incumbent_folders.empty()) {
+    const std::vector<std::filesystem::path> folders(o.incumbent_folders.begin(), o.incumbent_folders.end());
+    const std::vector<tuning::KernelTuningKey> selected =
+        keys ? *keys
+             : tuning::SelectedCalibrationKeys(selection, tuning::KernelTuningRegistry::global(),
+                                               tuning::KernelCalibrationRegistry::global());
+    CoverageReport committed = find_coverage(folders, selected, *options.execution);
+    for (const std::string& reason : committed.unreadable) {
+      fmt::print(stderr, "calibrate: {} (its values are not kept)\n", reason);
+    }
+    for (Coverage& c : committed.covered) {
+      if (!o.isolate) {  // an isolated child says it itself
+        fmt::print("committed   {}  {} (profile '{}' of {})\n", c.key.to_string(), c.parameters.to_string(),
+                   c.profile, core::replace_invalid_utf8(c.file));
+      }
+      options.incumbents.push_back(std::move(c.parameters));
+    }
+  }
+
   if (o.isolate) {
     const std::vector<tuning::KernelTuningKey> selected =
         keys ? *keys
@@ -144,8 +165,8 @@ int run_calibrate(const CalibrateOptions& o) {
     if (written.is_bad()) code = fail(output_exit_code(written, kTuningFailure), written.message());
   }
   if (!o.profile_path.empty()) {
-    const std::vector<tuning::KernelTuningProfile> profiles =
-        processor_profiles(report.calibrated, *options.execution, o.profile_priority);
+    const std::vector<tuning::KernelTuningProfile> profiles = processor_profiles(
+        profile_values(report.calibrated, options.incumbents), *options.execution, o.profile_priority);
     store::AtomicWriteOptions write;
     write.create_parent_folders = true;
     Error written = store::write_file_atomically(
@@ -194,6 +215,11 @@ void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& bui
   c->add_option("--unless-covered-by", o->covering_folders,
                 "Profile folder (repeatable): keys one of its profiles covers on this processor are not calibrated")
       ->excludes(only_missing);
+  c->add_option("--keep-unless-faster", o->incumbent_folders,
+                "Profile folder (repeatable): each key starts from the values its profile of this processor holds "
+                "and keeps each one unless a challenger is faster by the margin at 95% confidence; --profile-out "
+                "then writes them with the calibrated ones")
+      ->excludes("--unless-covered-by");
   c->add_flag("--isolate", o->isolate,
               "Calibrate each key in a child process of its own, so that a kernel that crashes, aborts or hangs "
               "leaves its key not calibrated (with its signal or --key-timeout) and the other keys go on");

@@ -47,6 +47,7 @@ std::vector<std::string> child_arguments(const std::string& executable, const Ca
   if (o.no_cache) a.push_back("--no-cache");
   if (!o.cache_path.empty()) a.insert(a.end(), {"--cache", o.cache_path});
   if (o.only_missing) a.push_back("--only-missing");
+  for (const std::string& folder : o.incumbent_folders) a.insert(a.end(), {"--keep-unless-faster", folder});
   return a;
 }
 
@@ -127,7 +128,8 @@ int calibrate_isolated(const CalibrateOptions& o, std::span<const tuning::Kernel
       }
     }
     const bool calibrated = child.contains("calibrated") && child["calibrated"].is_array() && !child["calibrated"].empty();
-    if (!o.profile_path.empty() && calibrated) {
+    // A child that kept every committed value still writes them to its profile.
+    if (!o.profile_path.empty() && (calibrated || !o.incumbent_folders.empty())) {
       Result<std::vector<tuning::KernelTuningProfile>> read = tuning::ReadDeploymentProfiles(profile);
       if (read.ok()) {
         profiles.insert(profiles.end(), read->begin(), read->end());

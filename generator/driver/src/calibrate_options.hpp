@@ -25,6 +25,9 @@ struct CalibrateOptions {
   std::string profile_path;  // write the calibrated keys as this processor's profile
   int profile_priority = 0;
   std::vector<std::string> covering_folders;  // skip keys their profiles cover on this processor
+  // Profile folders whose values for this processor each key's calibration
+  // starts from and keeps unless a challenger is significantly faster.
+  std::vector<std::string> incumbent_folders;
   std::string build_type;                     // of the registered kernels; empty when not known
   // Each key is calibrated in a child process of its own with this time
   // limit, so that a crash or hang in one key's kernels fails that key alone.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "check_profiles.hpp"
 #include "exit_codes.hpp"
 #include "tune_incumbent.hpp"
 #include "tune_options.hpp"
@@ -29,6 +30,8 @@ struct CheckOptions {
   std::string overrides;
   TuneOptions tune;
   double margin_percent = 5.0;
+  std::vector<std::string> profile_folders;  // --profiles: check processor profiles instead
+  double key_time_budget_seconds = 10.0;
 };
 
 // What became of one shape's stored choice.
@@ -266,10 +269,16 @@ void add_check_command(CLI::App& app, int& exit_code, const EngineRegistrations&
   CLI::App* check = app.add_subcommand(
       "check", "Retune the shapes an override file stores winners for and show which choices changed (the file is "
                "not written)");
-  check->add_option("overrides", o->overrides, "Engine-override file (JSON, version 2) to check")->required();
-  check->add_option("--graphs", o->tune.graphs, "Graph files (TOML) whose shapes to check")
-      ->required()
+  check->add_option("overrides", o->overrides, "Engine-override file (JSON, version 2) to check");
+  check->add_option("--graphs", o->tune.graphs, "Graph files (TOML) whose shapes to check (with OVERRIDES)")
       ->check(CLI::ExistingFile);
+  check->add_option("--profiles", o->profile_folders,
+                    "Processor profile folder (repeatable) to check instead: every key a profile of this machine "
+                    "covers is calibrated again from its committed values")
+      ->check(CLI::ExistingDirectory);
+  check->add_option("--key-time-budget", o->key_time_budget_seconds, "--profiles: seconds of measurement per key")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   check->add_option("--shape-set", o->tune.shape_sets,
                     "Check only this shape of the files, repeatable: a shape set's name, 'base' or 'all'");
   check->add_option("--margin", o->margin_percent,
@@ -279,7 +288,23 @@ void add_check_command(CLI::App& app, int& exit_code, const EngineRegistrations&
       ->check(CLI::Range(0.0, 1000.0));
   check->add_flag("--json", o->tune.json, "Print each shape's outcome as JSON");
   add_measurement_options(*check, o->tune);
-  check->callback([o, &exit_code, &engines] { exit_code = run_check(*o, engines); });
+  check->callback([o, &exit_code, &engines] {
+    if (!o->profile_folders.empty()) {
+      if (!o->overrides.empty() || !o->tune.graphs.empty()) {
+        fmt::print(stderr, "tunekit check: --profiles checks processor profiles; give it no override file or --graphs\n");
+        exit_code = kBadInput;
+        return;
+      }
+      exit_code = run_profile_check({o->profile_folders, o->margin_percent, o->key_time_budget_seconds, o->tune.json});
+      return;
+    }
+    if (o->overrides.empty() || o->tune.graphs.empty()) {
+      fmt::print(stderr, "tunekit check: give an override file and --graphs, or --profiles\n");
+      exit_code = kBadInput;
+      return;
+    }
+    exit_code = run_check(*o, engines);
+  });
 }
 
 }  // namespace tunekit::cli

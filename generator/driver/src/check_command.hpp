@@ -5,6 +5,8 @@
 // comparison's interval), and which no longer run. The file is not changed.
 // Exit 1 only when a stored choice is significantly slower than the new best
 // by more than --margin, fails or no longer applies (or a shape fails to tune).
+// `tunekit check --profiles DIR...` checks processor profiles instead
+// (check_profiles.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>

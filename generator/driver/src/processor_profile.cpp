@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
 #include <optional>
 
 #include "tunekit/tuning/cpu_selector.hpp"
@@ -47,14 +48,28 @@ std::string processor_profile_stem(const platform::CpuExecutionDescriptor& execu
                      number_or_x(cpu.stepping), execution.effective_threads);
 }
 
-std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuning::CalibratedKey> calibrated,
+std::vector<tuning::KernelTuningParameters> profile_values(std::span<const tuning::CalibratedKey> calibrated,
+                                                           std::span<const tuning::KernelTuningParameters> incumbents) {
+  std::map<std::string, tuning::KernelTuningParameters> by_key;
+  for (const tuning::KernelTuningParameters& incumbent : incumbents) by_key[incumbent.key.to_string()] = incumbent;
+  for (const tuning::CalibratedKey& c : calibrated) {
+    const tuning::KernelTuningParameters& measured = c.profile.parameters;
+    tuning::KernelTuningParameters& merged = by_key[measured.key.to_string()];
+    merged.key = measured.key;
+    for (const auto& [name, value] : measured.values) merged.values.insert_or_assign(name, value);
+  }
+  std::vector<tuning::KernelTuningParameters> out;
+  for (auto& [name, values] : by_key) out.push_back(std::move(values));
+  return out;
+}
+
+std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuning::KernelTuningParameters> values,
                                                             const platform::CpuExecutionDescriptor& execution,
                                                             int priority) {
   const std::string stem = processor_profile_stem(execution);
   const tuning::CpuSelector selector = exact_processor_selector(execution);
   std::vector<tuning::KernelTuningProfile> profiles;
-  for (const tuning::CalibratedKey& c : calibrated) {
-    const tuning::KernelTuningParameters& parameters = c.profile.parameters;
+  for (const tuning::KernelTuningParameters& parameters : values) {
     profiles.push_back({stem + "/" + parameters.key.to_string(), selector, parameters, priority});
   }
   return profiles;
@@ -97,7 +112,9 @@ CoverageReport find_coverage(std::span<const std::filesystem::path> folders,
   auto cover = [&](const tuning::KernelTuningKey& key) -> std::optional<Coverage> {
     for (const Loaded& l : loaded) {
       for (const tuning::KernelTuningProfile& p : l.profiles) {
-        if (p.parameters.key == key && tuning::matches(p.selector, execution)) return Coverage{key, l.file, p.name};
+        if (p.parameters.key == key && tuning::matches(p.selector, execution)) {
+          return Coverage{key, l.file, p.name, p.parameters};
+        }
       }
     }
     return std::nullopt;

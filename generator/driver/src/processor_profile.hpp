@@ -26,9 +26,16 @@ tuning::CpuSelector exact_processor_selector(const platform::CpuExecutionDescrip
 // name (with ".toml") under which a profile of this processor is committed.
 std::string processor_profile_stem(const platform::CpuExecutionDescriptor& execution);
 
-// The calibrated keys as processor profiles named "<stem>/<key>", each
-// constrained by exact_processor_selector(execution) with `priority`.
-std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuning::CalibratedKey> calibrated,
+// What a run's profile holds: each calibrated key's values over its
+// incumbent's (the committed values calibrate --keep-unless-faster started
+// from), and the incumbents of keys that calibrated nothing, unchanged, so
+// that rewriting a committed profile loses none of its values. Sorted by key.
+std::vector<tuning::KernelTuningParameters> profile_values(std::span<const tuning::CalibratedKey> calibrated,
+                                                           std::span<const tuning::KernelTuningParameters> incumbents);
+
+// The values as processor profiles named "<stem>/<key>", each constrained by
+// exact_processor_selector(execution) with `priority`.
+std::vector<tuning::KernelTuningProfile> processor_profiles(std::span<const tuning::KernelTuningParameters> values,
                                                             const platform::CpuExecutionDescriptor& execution,
                                                             int priority);
 
@@ -45,6 +52,7 @@ struct Coverage {
   tuning::KernelTuningKey key;
   std::string file;
   std::string profile;
+  tuning::KernelTuningParameters parameters;  // the profile's values for the key
 };
 
 struct CoverageReport {

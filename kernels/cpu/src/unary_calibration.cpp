@@ -79,7 +79,7 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
   tuning::CalibrationOptions options = outer.options;
   options.time_budget = std::min(options.time_budget, kUnaryKeyBudget);
   CalibrationContext context{options, outer.execution, tuning::CalibrationBudget(options, outer.budget.threads()),
-                             outer.reporter};
+                             outer.reporter, outer.incumbent};
   tuning::KernelTuningParameters values{key, {}};
   const std::optional<UnaryOp> known = op_of(key);
   if (!known || !supports(*known, key.element_type)) {
@@ -103,8 +103,9 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
   tuning::calibrate_crossover(context, simd, values);
 
   if (threads <= 1) {
-    context.reporter.select("parallel.minimum_elements", defaults.parallel_minimum_elements,
-                            "portable default kept: one thread, nothing to parallelise");
+    const std::string parameter = "parallel.minimum_elements";
+    context.reporter.select(parameter, tuning::kept_value(context, parameter, defaults.parallel_minimum_elements),
+                            tuning::kept_label(context, parameter) + ": one thread, nothing to parallelise");
     return values;
   }
   tuning::CrossoverCalibration parallel =

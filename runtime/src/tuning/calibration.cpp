@@ -54,6 +54,19 @@ double required_margin_for(const CalibrationOptions& options, std::uint32_t base
   return std::max(options.required_margin, options.parallel_margin);
 }
 
+TuningValue kept_value(const CalibrationContext& context, const std::string& parameter,
+                       const TuningValue& portable_default) {
+  if (context.incumbent != nullptr) {
+    if (auto it = context.incumbent->values.find(parameter); it != context.incumbent->values.end()) return it->second;
+  }
+  return portable_default;
+}
+
+std::string kept_label(const CalibrationContext& context, const std::string& parameter) {
+  const bool committed = context.incumbent != nullptr && context.incumbent->values.count(parameter) > 0;
+  return committed ? "committed value kept" : "portable default kept";
+}
+
 CalibrationBudget::CalibrationBudget(const CalibrationOptions& options, std::uint32_t threads)
     : start_(Clock::now()),
       time_budget_(options.time_budget),
@@ -218,7 +231,10 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
     }
     CalibrationReporter reporter(key, execution, threads);
     reporter.set_power_policy(power);
-    CalibrationContext context{options, execution, CalibrationBudget(options, threads), reporter};
+    const auto incumbent = std::find_if(options.incumbents.begin(), options.incumbents.end(),
+                                        [&](const KernelTuningParameters& p) { return p.key == key; });
+    CalibrationContext context{options, execution, CalibrationBudget(options, threads), reporter,
+                               incumbent == options.incumbents.end() ? nullptr : &*incumbent};
     log::info("calibrate: {} on {} thread(s)", key.to_string(), threads);
     const Clock::time_point start = Clock::now();
     KernelTuningParameters values = entry->function(key, context);  // exceptions propagate

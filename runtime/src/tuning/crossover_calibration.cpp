@@ -90,13 +90,18 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
   search.minimum_size = spec.minimum_size;
   search.maximum_size = std::max(spec.minimum_size, spec.maximum_size);
   search.margin = required_margin_for(context.options, spec.baseline.threads, spec.candidate.threads);
-  if (spec.portable_default > 0) search.preferred_threshold = spec.portable_default;
+  // The threshold in use is the one to keep unless the probes contradict it:
+  // the committed value (an incumbent) or else the portable default.
+  const TuningValue kept = kept_value(context, spec.parameter, TuningValue(spec.portable_default));
+  const std::int64_t preferred = kept.as_int().value_or(spec.portable_default);
+  const std::string label = kept_label(context, spec.parameter);
+  if (preferred > 0) search.preferred_threshold = preferred;
   Result<CrossoverResult> result =
       find_crossover(search, [&](std::int64_t size) { return probe(context, spec, size, search); });
   if (!result.ok()) {
-    context.reporter.note(fmt::format("{}: search stopped ({}); keeping the portable default {}", spec.parameter,
-                                      result.error().message(), spec.portable_default));
-    context.reporter.select(spec.parameter, spec.portable_default, "portable default kept: " + result.error().message());
+    context.reporter.note(fmt::format("{}: search stopped ({}); keeping {}", spec.parameter, result.error().message(),
+                                      preferred));
+    context.reporter.select(spec.parameter, preferred, label + ": " + result.error().message());
     return;
   }
   context.reporter.record_crossover(spec.parameter, *result);
@@ -104,7 +109,7 @@ void calibrate_crossover(CalibrationContext& context, const CrossoverCalibration
     values.values[spec.parameter] = *result->threshold;
     context.reporter.select(spec.parameter, *result->threshold, result->reason);
   } else {
-    context.reporter.select(spec.parameter, spec.portable_default, "portable default kept: " + result->reason);
+    context.reporter.select(spec.parameter, preferred, label + ": " + result->reason);
   }
 }
 

@@ -100,6 +100,51 @@ TEST(CrossoverCalibration, AWrongCandidateIsRejectedAndTheDefaultKept) {
   EXPECT_EQ(f.reporter.selected().back().value, Value(std::int64_t{1} << 20));
 }
 
+// A committed value (calibrate --keep-unless-faster) takes the portable
+// default's place: kept where the probes cannot tell it from the crossover,
+// replaced where the candidate beats it, and the value kept after a failure.
+TEST(CrossoverCalibration, KeepsACommittedThresholdUnlessAChallengerBeatsIt) {
+  const std::string parameter = "parallel.minimum_elements";
+  const auto calibrate_from = [&](std::int64_t committed, const CrossoverCalibration& spec, Fixture& f) {
+    const KernelTuningParameters incumbent{f.key, {{parameter, Value(committed)}}};
+    CalibrationContext context{f.options, f.execution, CalibrationBudget(f.options, 1), f.reporter, &incumbent};
+    EXPECT_EQ(kept_value(context, parameter, Value(std::int64_t{1})), Value(committed));
+    EXPECT_EQ(kept_label(context, parameter), "committed value kept");
+    EXPECT_EQ(kept_label(context, "algorithm.simd_min_elements"), "portable default kept");
+    calibrate_crossover(context, spec, f.values);
+  };
+  {
+    // 5,800 elements: the paths are within 5% of each other there, so no
+    // probe contradicts it (the portable default, 1 << 20, would move).
+    Fixture f;
+    calibrate_from(5800, add_spec(false), f);
+    ASSERT_TRUE(f.values.values.count(parameter)) << f.reporter.to_json();
+    EXPECT_EQ(f.values.values.at(parameter), Value(std::int64_t{5800})) << f.reporter.to_json();
+    EXPECT_NE(f.reporter.selected().back().reason.find("preferred threshold 5800 is kept"), std::string::npos)
+        << f.reporter.selected().back().reason;
+  }
+  {
+    // 65,536: the candidate is five times faster there; it moves down.
+    Fixture f;
+    calibrate_from(1 << 16, add_spec(false), f);
+    ASSERT_TRUE(f.values.values.count(parameter)) << f.reporter.to_json();
+    const std::int64_t threshold = *f.values.values.at(parameter).as_int();
+    EXPECT_GE(threshold, 4096) << f.reporter.to_json();
+    EXPECT_LE(threshold, 16384) << f.reporter.to_json();
+  }
+  {
+    Fixture f;
+    CrossoverCalibration wrong = add_spec(false);
+    wrong.candidate = path("parallel", {}, {}, /*wrong=*/true);
+    calibrate_from(3000, wrong, f);
+    EXPECT_FALSE(f.values.values.count(parameter));
+    ASSERT_FALSE(f.reporter.selected().empty());
+    EXPECT_EQ(f.reporter.selected().back().value, Value(std::int64_t{3000}));
+    EXPECT_EQ(f.reporter.selected().back().reason.rfind("committed value kept: ", 0), 0u)
+        << f.reporter.selected().back().reason;
+  }
+}
+
 // The reason of the threshold calibrate_crossover selected, with the
 // candidate on `candidate_threads` (a budget of two threads).
 std::string selected_reason(std::uint32_t candidate_threads) {

@@ -81,8 +81,9 @@ tuning::KernelTuningParameters calibrate_binary_elementwise(const tuning::Kernel
   tuning::calibrate_crossover(context, simd, values);
 
   if (threads <= 1) {
-    context.reporter.select("parallel.minimum_elements", defaults.parallel_minimum_elements,
-                            "portable default kept: one thread, nothing to parallelise");
+    const std::string parameter = "parallel.minimum_elements";
+    context.reporter.select(parameter, tuning::kept_value(context, parameter, defaults.parallel_minimum_elements),
+                            tuning::kept_label(context, parameter) + ": one thread, nothing to parallelise");
     return values;
   }
   tuning::CrossoverCalibration parallel = crossover(*op, key.element_type, "parallel.minimum_elements", 1024, largest,

@@ -302,6 +302,24 @@ FamilyChoice choose_on_families(CalibrationContext& context, const std::string& 
   return {Outcome::CHOSEN, right[pick.index], score, *again_score, pick.tied};
 }
 
+// The configuration a calibration starts from and keeps unless a challenger
+// beats it: the portable defaults with the committed values (the incumbent)
+// applied, when there are any.
+GemmPackedTuning starting_point(CalibrationContext& context) {
+  GemmPackedTuning config;
+  if (context.incumbent == nullptr) return config;
+  if (Error e = gemm_packed_binding().try_validate_and_apply(config, *context.incumbent); e.is_bad()) {
+    context.reporter.note("the committed values are not applied: " + e.message());
+    return GemmPackedTuning{};
+  }
+  return config;
+}
+
+// Whether the starting point's value of `parameter` is a committed one.
+bool committed(const CalibrationContext& context, const std::string& parameter) {
+  return tuning::kept_label(context, parameter) == "committed value kept";
+}
+
 // ", the smallest of 3 that tied with the fastest", or nothing without a tie.
 std::string tie_note(const FamilyChoice& choice) {
   if (choice.tied == 0) return {};
@@ -310,8 +328,13 @@ std::string tie_note(const FamilyChoice& choice) {
 
 template <typename T>
 void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tuning::KernelTuningParameters& values) {
-  const GemmPackedTuning defaults;
-  const Tiles portable{defaults.algorithm_tile_m, defaults.algorithm_tile_n, defaults.algorithm_tile_k};
+  const GemmPackedTuning defaults = starting_point(context);
+  const Tiles incumbent{defaults.algorithm_tile_m, defaults.algorithm_tile_n, defaults.algorithm_tile_k};
+  const GemmPackedTuning portable_config;
+  const Tiles portable{portable_config.algorithm_tile_m, portable_config.algorithm_tile_n,
+                       portable_config.algorithm_tile_k};
+  const std::string kept = tuning::kept_label(context, "algorithm.tile_m");
+  const std::string against = committed(context, "algorithm.tile_m") ? "committed tiles'" : "default's";
   std::vector<Operands<T>> families;
   for (const GemmShapeFamily& s : gemm_tile_families(context.options.memory_budget_bytes, sizeof(T))) {
     auto x = make_operands<T>(context, s, type);
@@ -332,19 +355,25 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
     return GemmKernel(config);
   };
   if (families.empty()) {
-    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: it failed");
+    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, kept + ": it failed");
     return;
   }
-  std::vector<Tiles> tiles = {portable};
+  // The tiles in use first (the incumbent), then the portable ones when they
+  // differ, then those derived from this processor's caches.
+  std::vector<Tiles> tiles = {incumbent};
+  const auto add = [&tiles](const Tiles& t) {
+    if (std::find(tiles.begin(), tiles.end(), t) == tiles.end()) tiles.push_back(t);
+  };
+  add(portable);
   for (const Tiles& t : tile_candidates(context.execution.processor, gemm_register_block(type), sizeof(T), portable)) {
-    tiles.push_back(t);
+    add(t);
   }
   std::vector<NamedKernel> configs;
   for (const Tiles& t : tiles) configs.push_back({describe(t), kernel_of(t), t.m * t.n * t.k});
   const FamilyChoice choice = choose_on_families<T>(context, parameter, configs, families, GemmPath::PACKED, threads);
   using Outcome = FamilyChoice::Outcome;
   const auto keep = [&](const std::string& why) {
-    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, "portable default kept: " + why);
+    context.reporter.select("algorithm.tile_m", defaults.algorithm_tile_m, kept + ": " + why);
   };
   switch (choice.outcome) {
     case Outcome::DEFAULT_FAILED: return keep("it failed");
@@ -359,8 +388,8 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
   }
   const Tiles& best = tiles[choice.index];
   const std::string why =
-      fmt::format("{} took {:.3f} of the default's time (geometric mean over {}; {:.3f} when timed again){}",
-                  describe(best), choice.score, family_names, choice.again, tie_note(choice));
+      fmt::format("{} took {:.3f} of the {} time (geometric mean over {}; {:.3f} when timed again){}",
+                  describe(best), choice.score, against, family_names, choice.again, tie_note(choice));
   values.values["algorithm.tile_m"] = best.m;
   values.values["algorithm.tile_n"] = best.n;
   values.values["algorithm.tile_k"] = best.k;
@@ -369,9 +398,9 @@ void calibrate_tiles(CalibrationContext& context, DataType type, int threads, tu
   context.reporter.select("algorithm.tile_k", best.k, why);
 }
 
-// The portable defaults with what the earlier steps of this calibration chose.
+// The starting point with what the earlier steps of this calibration chose.
 GemmPackedTuning configured(CalibrationContext& context, const tuning::KernelTuningParameters& values) {
-  GemmPackedTuning config;
+  GemmPackedTuning config = starting_point(context);
   if (Error e = gemm_packed_binding().try_validate_and_apply(config, values); e.is_bad()) {
     context.reporter.note("the values chosen so far are not applied: " + e.message());
   }
@@ -386,14 +415,14 @@ template <typename T>
 void calibrate_streamed_depth(CalibrationContext& context, DataType type, int threads,
                               tuning::KernelTuningParameters& values) {
   const std::string parameter = "algorithm.streamed_tile_k";
-  const GemmPackedTuning defaults;
+  const GemmPackedTuning defaults = starting_point(context);
+  const std::string kept = tuning::kept_label(context, parameter);
   std::vector<Operands<T>> families;
   std::string shapes;
   for (const GemmShapeFamily& family : gemm_streamed_depth_families(context.options.memory_budget_bytes, sizeof(T))) {
     auto x = make_operands<T>(context, family, type);
     if (!x.ok()) {
-      context.reporter.select(parameter, defaults.algorithm_streamed_tile_k,
-                              "portable default kept: " + x.error().message());
+      context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, kept + ": " + x.error().message());
       return;
     }
     families.push_back(std::move(x).value());
@@ -406,7 +435,13 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
   };
   // A skinny product's time moves with whatever else reads memory: the
   // depths are timed taking turns and chosen as tiles are.
-  const std::vector<std::int64_t> depths = {defaults.algorithm_streamed_tile_k, 8, 12, 16, 24, 48, 64, 96, 128};
+  // The depth in use first (the incumbent), then the portable one.
+  std::vector<std::int64_t> depths = {defaults.algorithm_streamed_tile_k};
+  for (std::int64_t depth : {GemmPackedTuning{}.algorithm_streamed_tile_k, std::int64_t{8}, std::int64_t{12},
+                             std::int64_t{16}, std::int64_t{24}, std::int64_t{48}, std::int64_t{64}, std::int64_t{96},
+                             std::int64_t{128}}) {
+    if (std::find(depths.begin(), depths.end(), depth) == depths.end()) depths.push_back(depth);
+  }
   std::vector<NamedKernel> configs;
   for (std::int64_t depth : depths) {
     configs.push_back({fmt::format("streamed_tile_k={}", depth), kernel_of(depth), depth});
@@ -415,7 +450,7 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
       choose_on_families<T>(context, parameter, configs, families, GemmPath::STREAMED_B, threads);
   using Outcome = FamilyChoice::Outcome;
   const auto keep = [&](const std::string& why) {
-    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, "portable default kept: " + why);
+    context.reporter.select(parameter, defaults.algorithm_streamed_tile_k, kept + ": " + why);
   };
   switch (choice.outcome) {
     case Outcome::DEFAULT_FAILED: return keep("it failed");
@@ -429,9 +464,10 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
   }
   values.values[parameter] = depths[choice.index];
   context.reporter.select(parameter, depths[choice.index],
-                          fmt::format("{:.3f} of the default's time on the streamed path (geometric mean over {}; "
+                          fmt::format("{:.3f} of the {} time on the streamed path (geometric mean over {}; "
                                       "{:.3f} when timed again){}",
-                                      choice.score, shapes, choice.again, tie_note(choice)));
+                                      choice.score, committed(context, parameter) ? "committed depth's" : "default's",
+                                      shapes, choice.again, tie_note(choice)));
 }
 
 // The largest M of a doubling sequence up to which the streamed-B path serves
@@ -474,14 +510,16 @@ void calibrate_skinny_limit(CalibrationContext& context, DataType type, int thre
     limit = m;
   }
   if (!limit) {
-    context.reporter.select(parameter, config.algorithm_skinny_m_limit, "portable default kept: nothing decided");
+    context.reporter.select(parameter, config.algorithm_skinny_m_limit,
+                            tuning::kept_label(context, parameter) + ": nothing decided");
     return;
   }
   values.values[parameter] = *limit;
   context.reporter.select(parameter, *limit,
                           fmt::format("the streamed-B path up to M={} at N=K={} (not slower than the packed one by "
-                                      "{:.0f}% up to the portable default M={}, faster by as much beyond it)",
+                                      "{:.0f}% up to the {} M={}, faster by as much beyond it)",
                                       *limit, wide, 100 * context.options.required_margin,
+                                      committed(context, parameter) ? "committed" : "portable default",
                                       config.algorithm_skinny_m_limit));
 }
 
@@ -495,9 +533,9 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
                         tuning::KernelTuningParameters& values) {
   const std::string parameter = "parallel.fmas_per_work_unit";
   const GemmPackedTuning config = configured(context, values);
+  const std::string kept = tuning::kept_label(context, parameter);
   if (threads < 2) {
-    context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
-                            "portable default kept: one thread in this execution");
+    context.reporter.select(parameter, config.parallel_fmas_per_work_unit, kept + ": one thread in this execution");
     return;
   }
   GemmPackedTuning always_parallel = config;
@@ -521,17 +559,30 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
     if (search.record(static_cast<double>(edge * edge * edge), team->verdict)) break;
   }
   const std::optional<double> found = search.crossover();
+  const auto crossover_of = [minimum_tasks](std::int64_t per_unit) { return static_cast<double>(per_unit * minimum_tasks); };
   if (!found) {
+    const std::int64_t portable = GemmPackedTuning{}.parallel_fmas_per_work_unit;
+    if (committed(context, parameter) && search.contradicts(crossover_of(config.parallel_fmas_per_work_unit)) &&
+        !search.contradicts(crossover_of(portable))) {
+      // One thread won where the committed value runs the team, and not
+      // where the portable default would: the default beat it.
+      values.values[parameter] = portable;
+      context.reporter.select(parameter, portable,
+                              fmt::format("one thread faster by {:.0f}% at or above the committed crossover of {} "
+                                          "multiply-adds, and the team never won twice in a row",
+                                          100 * margin, crossover_of(config.parallel_fmas_per_work_unit)));
+      return;
+    }
     context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
-                            "portable default kept: the team never won twice in a row");
+                            kept + ": the team never won twice in a row");
     return;
   }
   const double crossover = *found;
-  if (search.keeps(static_cast<double>(config.parallel_fmas_per_work_unit * minimum_tasks))) {
+  if (search.keeps(crossover_of(config.parallel_fmas_per_work_unit))) {
     context.reporter.select(parameter, config.parallel_fmas_per_work_unit,
-                            fmt::format("portable default kept: {} threads win from about {:.0f} multiply-adds, and "
-                                        "no cube below it contradicts the default",
-                                        threads, crossover));
+                            fmt::format("{}: {} threads win from about {:.0f} multiply-adds, and no cube below it "
+                                        "contradicts it",
+                                        kept, threads, crossover));
     return;
   }
   const auto per_unit = std::max<std::int64_t>(1, static_cast<std::int64_t>(crossover) / minimum_tasks);
@@ -540,7 +591,8 @@ void calibrate_parallel(CalibrationContext& context, DataType type, int threads,
                           fmt::format("{} threads faster by {:.0f}% from about {:.0f} multiply-adds ({} work units)",
                                       threads, 100 * margin, crossover, minimum_tasks));
   context.reporter.select("parallel.minimum_tasks", config.parallel_minimum_tasks,
-                          "portable default kept: fmas_per_work_unit carries the crossover");
+                          tuning::kept_label(context, "parallel.minimum_tasks") +
+                              ": fmas_per_work_unit carries the crossover");
 }
 
 template <typename T>

@@ -63,13 +63,17 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   tuning::CalibrationOptions options = outer.options;
   options.time_budget = std::min(options.time_budget, kWideningKeyBudget);
   CalibrationContext context{options, outer.execution, tuning::CalibrationBudget(options, outer.budget.threads()),
-                             outer.reporter};
-  const GemmWideningTuning defaults;
+                             outer.reporter, outer.incumbent};
   const auto threads = static_cast<int>(context.budget.threads());
   const std::string parameter = "conversion.parallel_minimum_elements";
+  // The crossover in use: the committed value (an incumbent) or else the portable default.
+  const std::int64_t kept =
+      tuning::kept_value(context, parameter, GemmWideningTuning{}.conversion_parallel_minimum_elements)
+          .as_int()
+          .value_or(GemmWideningTuning{}.conversion_parallel_minimum_elements);
+  const std::string kept_because = tuning::kept_label(context, parameter) + ": ";
   if (threads <= 1) {
-    context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
-                            "portable default kept: one thread, nothing to parallelise");
+    context.reporter.select(parameter, kept, kept_because + "one thread, nothing to parallelise");
     return values;
   }
   GemmWideningTuning serial, parallel;
@@ -116,16 +120,26 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   }
   const std::optional<double> crossover = search.crossover();
   if (!crossover) {
-    context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
-                            "portable default kept: parallel conversions never won twice in a row");
+    if (search.contradicts(static_cast<double>(kept))) {
+      // Serial conversions won where the committed value runs them in
+      // parallel: the portable default (parallel only from far larger
+      // products) is the challenger that beat it.
+      const std::int64_t portable = GemmWideningTuning{}.conversion_parallel_minimum_elements;
+      values.values[parameter] = portable;
+      context.reporter.select(parameter, portable,
+                              fmt::format("serial conversions faster by {:.0f}% at or above the committed {} "
+                                          "elements, and parallel ones never won twice in a row",
+                                          100 * margin, kept));
+      return values;
+    }
+    context.reporter.select(parameter, kept, kept_because + "parallel conversions never won twice in a row");
     return values;
   }
-  const auto preferred = static_cast<double>(defaults.conversion_parallel_minimum_elements);
-  if (search.keeps(preferred)) {
-    context.reporter.select(parameter, defaults.conversion_parallel_minimum_elements,
-                            fmt::format("portable default kept: parallel conversions win from about {:.0f} elements "
-                                        "per matrix, and no square below it contradicts the default",
-                                        *crossover));
+  if (search.keeps(static_cast<double>(kept))) {
+    context.reporter.select(parameter, kept,
+                            fmt::format("{}parallel conversions win from about {:.0f} elements per matrix, and no "
+                                        "square below it contradicts {}",
+                                        kept_because, *crossover, kept));
     return values;
   }
   const auto threshold = std::max<std::int64_t>(1, static_cast<std::int64_t>(*crossover));

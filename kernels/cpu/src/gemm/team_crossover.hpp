@@ -49,6 +49,10 @@ class TeamCrossover {
     return preferred > last_one_thread_win_;
   }
 
+  // Whether one thread won by the margin at `preferred` or above, where a
+  // crossover at `preferred` would run the team.
+  bool contradicts(double preferred) const noexcept { return last_one_thread_win_ >= preferred; }
+
  private:
   double confirmed_ = 0;  // the size of the team's second consecutive win
   int team_wins_ = 0;

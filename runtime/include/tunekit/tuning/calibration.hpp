@@ -47,6 +47,11 @@ struct CalibrationOptions {
   // build without one), recorded in the report so that a review sees
   // thresholds measured on unoptimised code; empty when not known.
   std::string build_type;
+  // Values committed profiles hold for keys on this execution (calibrate
+  // --keep-unless-faster, tunekit check --profiles): a key's calibration
+  // starts from its entry here instead of the portable defaults, and keeps
+  // each of its values unless a measured challenger beats it by the margin.
+  std::vector<KernelTuningParameters> incumbents;
   // Where results are published; the global registry when null.
   KernelTuningRegistry* registry = nullptr;
   // Called when a key starts and ends ("start", "calibrated", "skipped",
@@ -85,7 +90,17 @@ struct CalibrationContext {
   const platform::CpuExecutionDescriptor& execution;
   CalibrationBudget budget;
   CalibrationReporter& reporter;
+  // The key's entry of options.incumbents; null: start from the portable defaults.
+  const KernelTuningParameters* incumbent = nullptr;
 };
+
+// What a calibration keeps for `parameter` when no challenger beats it: the
+// incumbent's value when it holds one, else `portable_default`.
+TuningValue kept_value(const CalibrationContext& context, const std::string& parameter,
+                       const TuningValue& portable_default);
+// The reason's opening for such a value: "committed value kept" when the
+// incumbent holds the parameter, else "portable default kept".
+std::string kept_label(const CalibrationContext& context, const std::string& parameter);
 
 // Returns the values it measured (a partial set is fine: the rest keep their
 // defaults), or throws. Only measured values: a default kept because the
