@@ -168,7 +168,7 @@ endfunction()
 # calibrate_kernels(<name> TARGET <lib> REGISTER <fn> [KERNELS <kernel>...]
 #                   [ELEMENT_TYPES <type>...] [PROFILE_DIR <dir>] [HEADER <file>]
 #                   [WHEN always|missing|never|install] [TIME_BUDGET <seconds>]
-#                   [NAMESPACE <ns>] [FUNCTION <fn>])
+#                   [NO_KEEP_COMMITTED] [NAMESPACE <ns>] [FUNCTION <fn>])
 #
 # Defines <name>_profiles (INTERFACE library: link it and #include HEADER, whose
 # function registers the committed profiles of PROFILE_DIR and the profile the
@@ -176,7 +176,7 @@ endfunction()
 # profile into PROFILE_DIR) and <name>_driver.
 function(calibrate_kernels name)
   set(caller "calibrate_kernels(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_KEEP_COMMITTED"
                         "TARGET;REGISTER;PROFILE_DIR;HEADER;WHEN;TIME_BUDGET;NAMESPACE;FUNCTION"
                         "KERNELS;ELEMENT_TYPES")
   _tunekit_check_target_and_register(kernel "void fn(tunekit::tuning::KernelTuningRegistry&)")
@@ -251,8 +251,15 @@ function(calibrate_kernels name)
     set(calibrates_now TRUE)
   endif()
 
+  # A recalibration starts from the committed values and keeps each one
+  # unless a challenger is significantly faster, so that a noisy machine does
+  # not churn the committed profiles.
+  set(keep "")
+  if(committed AND NOT ARG_NO_KEEP_COMMITTED)
+    set(keep --keep-unless-faster "${committed}")
+  endif()
   if(calibrates_now)
-    set(covered "")
+    set(covered ${keep})
     if(ARG_WHEN STREQUAL "missing" AND committed)
       set(covered --unless-covered-by "${committed}")
     endif()
@@ -283,7 +290,7 @@ function(calibrate_kernels name)
   if(can_run)
     add_custom_target(${name}
       COMMAND ${CMAKE_COMMAND} -E make_directory "${work}"
-      COMMAND ${calibrate} --profile-out "${fresh}"
+      COMMAND ${calibrate} ${keep} --profile-out "${fresh}"
       COMMAND "$<TARGET_FILE:${generator}>" gen-profiles ${committed} "${fresh}" -o "${header}" ${specs} ${names}
       DEPENDS ${driver}
       WORKING_DIRECTORY "${work}"
@@ -318,7 +325,8 @@ endfunction()
 # tune_graph(<name> TARGET <lib> REGISTER <fn> GRAPHS <file.toml>...
 #            OUTPUT <overrides.json> [HEADER <embedded.hpp>]
 #            [MODE standard|exhaustive] [STRATEGY fixed_average|run_until_stable|race]
-#            [REQUIRE_COMPLETE] [REQUIRE_STABLE] [WHEN always|missing|never] [NAMESPACE <ns>] [FUNCTION <fn>])
+#            [REQUIRE_COMPLETE] [REQUIRE_STABLE] [WHEN always|missing|never] [NO_ISOLATE]
+#            [CANDIDATE_TIMEOUT <s>] [NO_KEEP_COMMITTED] [NAMESPACE <ns>] [FUNCTION <fn>])
 #
 # OUTPUT inside the build tree is written there; OUTPUT elsewhere (a file
 # committed in the source tree) is never written by the build: the build tunes
@@ -328,7 +336,7 @@ endfunction()
 # the override file the build uses.
 function(tune_graph name)
   set(caller "tune_graph(${name})")
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE;REQUIRE_STABLE;NO_ISOLATE"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "REQUIRE_COMPLETE;REQUIRE_STABLE;NO_ISOLATE;NO_KEEP_COMMITTED"
                         "TARGET;REGISTER;OUTPUT;HEADER;MODE;STRATEGY;WHEN;NAMESPACE;FUNCTION;CANDIDATE_TIMEOUT" "GRAPHS")
   _tunekit_check_target_and_register(engine "tunekit::Error fn(tunekit::graph::EngineRegistry&)")
   if(NOT ARG_GRAPHS)
@@ -412,6 +420,14 @@ function(tune_graph name)
       list(APPEND tune_options --candidate-timeout ${ARG_CANDIDATE_TIMEOUT})
     endif()
   endif()
+  # A retune keeps each committed winner unless a candidate is significantly
+  # faster than it (tune --incumbents), so that a noisy machine does not churn
+  # the committed file. The committed file is not a dependency of the tuning
+  # steps: committing what the build tuned must not retune it.
+  set(incumbents "")
+  if(committed AND EXISTS "${committed}" AND NOT ARG_NO_KEEP_COMMITTED)
+    set(incumbents --incumbents "${committed}")
+  endif()
   # One step per graph file, so that touching one graph retunes only it.
   set(parts "")
   set(graphs "")
@@ -430,7 +446,7 @@ function(tune_graph name)
       add_custom_command(
         OUTPUT "${part}"
         COMMAND ${CMAKE_COMMAND} -E make_directory "${work}/graphs"
-        COMMAND ${run} tune "${graph}" --output "${part}" --replace ${tune_options}
+        COMMAND ${run} tune "${graph}" --output "${part}" --replace ${tune_options} ${incumbents}
         DEPENDS "${graph}" ${driver}
         WORKING_DIRECTORY "${work}"
         COMMENT "tunekit: autotuning ${stem} (${name})"
@@ -468,7 +484,7 @@ function(tune_graph name)
   if(can_run)
     add_custom_target(${name}
       COMMAND ${CMAKE_COMMAND} -E make_directory "${work}"
-      COMMAND ${run} tune ${graphs} --output "${built}" --replace ${tune_options}
+      COMMAND ${run} tune ${graphs} --output "${built}" --replace ${tune_options} ${incumbents}
       DEPENDS ${driver}
       WORKING_DIRECTORY "${work}"
       COMMENT "tunekit: autotuning every graph of ${name}"

@@ -145,4 +145,51 @@ TEST_F(CheckCli, AMissingOrMalformedOverrideFileIsBadInput) {
   EXPECT_EQ(read_text(overrides), "{ not json");
 }
 
+// tune --incumbents: the winners of another file (tune_graph()'s committed
+// one) keep their place unless significantly slower, and a kept winner is
+// written to an output that --replace started empty.
+TEST_F(CheckCli, IncumbentsFromAnotherFileAreKeptUnlessBeatenAndWrittenToTheOutput) {
+  {
+    ScopedEnvironment slow_b({{"TUNEKIT_TEST_DELAY_B_US", "2000"}});
+    ASSERT_EQ(tune().exit_code, 0);  // relu_a stored
+  }
+  const std::string before = read_text(overrides);
+  const std::string fresh = (folder / "fresh.json").string();
+  const auto tune_from_committed = [&](const std::string& out_file) {
+    std::vector<std::string> args{"tune", graph, "--shape-set", "base", "--output", out_file, "--replace",
+                                  "--incumbents", overrides, "--json"};
+    for (const std::string& a : timing("16")) args.push_back(a);
+    return run_program(TUNEKIT_CHECK_DRIVER_PATH, args);
+  };
+  const auto stored_in = [&](const std::string& file) {
+    std::vector<std::string> args{"check", file, "--graphs", graph, "--shape-set", "base", "--json"};
+    for (const std::string& a : timing()) args.push_back(a);
+    auto run = run_program(TUNEKIT_CHECK_DRIVER_PATH, args);
+    const json shapes = json::parse(run.out, nullptr, false);
+    return shapes.is_array() && !shapes.empty() ? shapes[0]["stored"]["engine_name"].get<std::string>()
+                                                : "(nothing: " + run.out + run.err + ")";
+  };
+  {
+    // Equal delays: relu_b is not significantly faster, relu_a stays.
+    ScopedEnvironment equal({{"TUNEKIT_TEST_DELAY_A_US", "1000"}, {"TUNEKIT_TEST_DELAY_B_US", "1000"}});
+    auto kept = tune_from_committed(fresh);
+    ASSERT_EQ(kept.exit_code, 0) << kept.out << kept.err;
+    const std::string decision = json::parse(kept.out)[0]["stored_winner"].get<std::string>();
+    EXPECT_NE(decision.find("the stored winner 'relu_a'"), std::string::npos) << decision;
+    EXPECT_EQ(decision.find("replaced"), std::string::npos) << decision;
+    EXPECT_EQ(stored_in(fresh), "relu_a");
+  }
+  {
+    // relu_a far slower now: relu_b replaces it.
+    ScopedEnvironment slow_a({{"TUNEKIT_TEST_DELAY_A_US", "3000"}, {"TUNEKIT_TEST_DELAY_B_US", "200"}});
+    auto replaced = tune_from_committed(fresh);
+    ASSERT_EQ(replaced.exit_code, 0) << replaced.out << replaced.err;
+    EXPECT_NE(replaced.err.find("replaced: 'relu_b'"), std::string::npos) << replaced.err;
+    EXPECT_EQ(stored_in(fresh), "relu_b");
+  }
+  EXPECT_EQ(read_text(overrides), before) << "the committed file is only read";
+  std::vector<std::string> both{"tune", graph, "--output", fresh, "--incumbents", overrides, "--keep-unless-faster"};
+  EXPECT_EQ(run_program(TUNEKIT_CHECK_DRIVER_PATH, both).exit_code, 2);
+}
+
 }  // namespace

@@ -106,6 +106,9 @@ TEST_F(KeepUnlessFasterCli, ACommittedThresholdAChallengerBeatsIsReplacedAndFail
   EXPECT_NE(check.out.find("unchanged  tunekit_cpu/Abs/openmp_simd/float/cpu/abi1 algorithm.simd_min_elements = 24"),
             std::string::npos)
       << check.out;
+  // A change is confirmed by a second calibration of the key.
+  EXPECT_NE(check.err.find("check: calibrating 1 key(s) again to confirm their changes"), std::string::npos)
+      << check.err;
 
   auto as_json = tool({"check", "--profiles", (folder / "committed").string(), "--json"});
   EXPECT_EQ(as_json.exit_code, 1) << as_json.err;

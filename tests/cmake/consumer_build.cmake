@@ -188,6 +188,10 @@ expect_not("${fourth}" "calibrated  consumer_kernels/" "a calibration the commit
 run(app_committed "${build}/consumer_app")
 expect("${app_committed}" "saxpy float: [^\n]*\\(source: exact_processor" "the committed profile's values")
 
+message(STATUS "the consumer_calibration target recalibrates from the committed values (keep unless faster)")
+run(recalibrated ${CMAKE_COMMAND} --build "${build}" --target consumer_calibration)
+expect("${recalibrated}" "committed +consumer_kernels/" "the committed values the recalibration starts from")
+
 message(STATUS "WHEN never uses the committed profiles and says so")
 run(never_configured ${CMAKE_COMMAND} -S "${source}" -B "${WORK}/build-never" ${configure_options}
     -DCONSUMER_CALIBRATE_WHEN=never)

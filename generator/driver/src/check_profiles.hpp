@@ -3,8 +3,9 @@
 // values (calibrate --keep-unless-faster), and prints which values hold and
 // which a challenger beat, with the calibration's reason and figures. A value
 // changes only when a challenger is faster by the margin at 95% confidence,
-// so any change means that a committed choice is significantly slower than
-// the new best by more than the margin: exit 1. Nothing is written.
+// in a second calibration of the key as in the first, so a change means that
+// a committed choice is significantly slower than the new best by more than
+// the margin: exit 1. Nothing is written.
 #pragma once
 
 #include <string>

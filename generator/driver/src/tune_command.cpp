@@ -247,6 +247,12 @@ void add_tune_command(CLI::App& app, int& exit_code, const EngineRegistrations& 
                               "significantly faster than it (by the comparison and tie band of --tie-band); the "
                               "decision is printed on standard error and given as stored_winner in --json");
   keep->excludes(replace);
+  tune->add_option("--incumbents", options->incumbents_file,
+                   "Override file whose stored winners keep their place unless significantly slower, as with "
+                   "--keep-unless-faster, instead of the output's own; a kept winner is written to the output, which "
+                   "--replace may start empty (tune_graph() passes its committed file)")
+      ->check(CLI::ExistingFile)
+      ->excludes(keep);
   tune->add_flag("--require-stable", options->require_stable,
                  "Fail a shape (exit 1) whose winner's measurement is unreliable: not stable or not decided within "
                  "the cap, dispersion above --dispersion-limit, a timer too coarse or a loaded machine; its winner "

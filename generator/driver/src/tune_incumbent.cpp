@@ -77,14 +77,14 @@ KeepDecision decide_keep(const StoredWinner& stored, const std::vector<graph::Au
   if (!incumbent.succeeded) {
     return {false, fmt::format("{} {} failed: replaced ({})", name, knobs, incumbent.error_message)};
   }
-  if (!found.comparison) return {true, fmt::format("{} {} is still the fastest", name, knobs)};
+  if (!found.comparison) return {true, fmt::format("{} {} is still the fastest", name, knobs), &incumbent};
   const graph::AutotuneResult& fastest = *found.fastest;
   const measure::Comparison& c = *found.comparison;
   const std::string figures =
       fmt::format("'{}' {} against it: {}", fastest.engine_name, graph::describe_knob_settings(fastest.knob_settings),
                   measure::describe(c, comparison));
   if (c.verdict == measure::Verdict::FASTER) return {false, fmt::format("{} {} replaced: {}", name, knobs, figures)};
-  return {true, fmt::format("{} {} kept (--keep-unless-faster): {}", name, knobs, figures)};
+  return {true, fmt::format("{} {} kept (--keep-unless-faster): {}", name, knobs, figures), &incumbent};
 }
 
 }  // namespace tunekit::cli

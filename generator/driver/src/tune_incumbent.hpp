@@ -46,6 +46,7 @@ StoredAgainstFastest find_stored_result(const StoredWinner& stored, const std::v
 struct KeepDecision {
   bool keep = false;
   std::string why;  // for standard error and --json; empty when nothing was stored
+  const graph::AutotuneResult* kept = nullptr;  // the stored winner's result when it keeps its place
 };
 
 // Whether the stored winner keeps its place against `results` (ranked, the

@@ -48,6 +48,10 @@ struct TuneOptions {
   // A winner whose measurement is unreliable fails its shape (exit 1).
   bool require_stable = false;
   bool keep_unless_faster = false;
+  // An override file whose stored winners are kept unless beaten, instead
+  // of the output's own (--incumbents, implies keep_unless_faster): a kept
+  // winner is written to the output, which may start empty (--replace).
+  std::string incumbents_file;
   // Seconds for the whole run (0: no budget). Candidates not timed when it
   // runs out are not measured, the shape's winner is written with
   // "complete": false, and later shapes are not tuned; a shape whose entry

@@ -162,7 +162,9 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
   graph::Graph& g = *made;
   if (Error e = g.build_operation_graph(&handle); e.is_bad()) return fail(2, e.message());
   const bool budgeted = options.time_budget_s > 0;
-  const bool look_up = (options.keep_unless_faster || budgeted) && !storage.file_path.empty() &&
+  const bool from_other_file = !options.incumbents_file.empty();
+  const bool keep_unless_faster = options.keep_unless_faster || from_other_file;
+  const bool look_up = ((keep_unless_faster && !from_other_file) || budgeted) && !storage.file_path.empty() &&
                        !storage.delete_all_existing_content;
   const std::optional<StoredWinner> found = look_up ? find_stored_winner(storage.file_path, g, handle) : std::nullopt;
   // A budgeted run continues an earlier one: what it finished stays.
@@ -180,7 +182,8 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
   // by one that is not. With --keep-unless-faster the stored winner is
   // looked up first, and the new one written only once it has beaten it.
   // Isolated candidates are measured in children: this process writes.
-  const std::optional<StoredWinner> stored = options.keep_unless_faster ? found : std::nullopt;
+  std::optional<StoredWinner> stored;
+  if (keep_unless_faster) stored = from_other_file ? find_stored_winner(options.incumbents_file, g, handle) : found;
   const bool write_after = options.require_stable || stored.has_value() || options.isolate;
   if (options.isolate) {
     tune_isolated(p, g, graph_path, config, options);
@@ -199,16 +202,20 @@ void tune_shape(Problem& p, const graph::GraphFile& file, const std::string& gra
     }
     fmt::print(stderr, "{}: {} [{}]: {}\n", options.program, p.file, p.shape_set, why);
   }
+  const graph::AutotuneResult* to_store = &winner;
   if (stored) {
     const KeepDecision decision = decide_keep(*stored, p.results, handle, config);
     p.stored_winner = decision.why;
     fmt::print(stderr, "{}: {} [{}]: {}\n", options.program, p.file, p.shape_set, decision.why);
-    if (decision.keep) return;  // the entry stays as it is
+    if (decision.keep && !from_other_file) return;  // the entry stays as it is
+    // Kept from another file (--incumbents): the output gets the stored
+    // winner as this run measured it.
+    if (decision.keep) to_store = decision.kept;
   }
   if (write_after && !storage.file_path.empty()) {
     const graph::OverrideWriteContext context{handle.device(), handle.registry()};
     Result<graph::OverrideWriteReport> written =
-        graph::write_autotune_override(g.operation_graph(), winner, context, storage);
+        graph::write_autotune_override(g.operation_graph(), *to_store, context, storage);
     if (!written.ok()) {
       const bool refused = written.error().code() == ErrorCode::INVALID_VALUE;
       return fail(output_exit_code(written.error(), refused ? kBadInput : kTuningFailure), written.error().message());
