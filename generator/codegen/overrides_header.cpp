@@ -88,6 +88,24 @@ Result<CanonicalOverrides> canonical_overrides(std::string_view text, const std:
   for (auto problem = file->rejected.rbegin(); problem != file->rejected.rend(); ++problem) {
     entries.erase(problem->index);
   }
+  // Only the decisions are embedded: of an entry's autotune_metadata, the
+  // knobs (part of the choice) and `complete`; its times, timestamp and
+  // counts are a measurement that differs on every tune, and the header
+  // must stay byte-identical (and its dependents unbuilt) when the tune
+  // chose the same again. The selection policy reads none of them.
+  for (nlohmann::json& entry : entries) {
+    auto metadata = entry.find("autotune_metadata");
+    if (metadata == entry.end() || !metadata->is_object()) continue;
+    nlohmann::json decisions = nlohmann::json::object();
+    for (const char* field : {"complete", "knobs"}) {
+      if (auto it = metadata->find(field); it != metadata->end()) decisions[field] = *it;
+    }
+    if (decisions.empty()) {
+      entry.erase("autotune_metadata");
+    } else {
+      *metadata = std::move(decisions);
+    }
+  }
   for (const graph::OverrideEntryProblem& problem : file->rejected) out.left_out.push_back(graph::describe(problem));
   out.entry_count = file->entries.size();
   out.json = layout(document);

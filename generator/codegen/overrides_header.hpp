@@ -1,7 +1,9 @@
 // The embedded-overrides header of an engine-override file: the file's valid
 // entries as canonical JSON (sorted keys, one compact entry per line, so the
 // input's formatting does not matter) in a string literal, and one function
-// that registers them with the selection policy. Same input, same bytes.
+// that registers them with the selection policy. Only the decisions are
+// embedded (the measured times and timestamps of autotune_metadata are left
+// out): the same decisions give the same bytes.
 #pragma once
 
 #include <cstddef>

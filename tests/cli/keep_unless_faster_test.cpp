@@ -89,6 +89,8 @@ TEST_F(KeepUnlessFasterCli, ACommittedThresholdNoProbeContradictsIsKeptWithTheVa
   const std::string isolated_profile = read_text(isolated);
   EXPECT_NE(isolated_profile.find("\"parallel.minimum_elements\" = 5800"), std::string::npos) << isolated_profile;
   EXPECT_NE(isolated_profile.find("\"algorithm.simd_min_elements\" = 24"), std::string::npos) << isolated_profile;
+  // The same decisions, the same bytes: a profile holds no time or date.
+  EXPECT_EQ(isolated_profile, profile);
 }
 
 TEST_F(KeepUnlessFasterCli, ACommittedThresholdAChallengerBeatsIsReplacedAndFailsTheCheck) {

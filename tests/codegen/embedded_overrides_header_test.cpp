@@ -48,7 +48,18 @@ TEST(EmbeddedOverridesHeader, HoldsTheEntriesOfTheFile) {
   ASSERT_TRUE(file.ok()) << file.error().message();
   EXPECT_EQ(embedded->version, 2);
   EXPECT_TRUE(embedded->rejected.empty());
-  EXPECT_EQ(embedded->entries, file->entries);
+  // The file's entries less their measurements: of the metadata only the
+  // decisions (knobs, complete) are embedded.
+  std::vector<tunekit::graph::OverrideEntry> decisions = file->entries;
+  for (tunekit::graph::OverrideEntry& entry : decisions) {
+    if (!entry.metadata) continue;
+    tunekit::graph::OverrideMetadata kept;
+    kept.complete = entry.metadata->complete;
+    entry.metadata = kept;
+  }
+  EXPECT_EQ(embedded->entries, decisions);
+  ASSERT_TRUE(file->entries[0].metadata && file->entries[0].metadata->min_time_ms);
+  EXPECT_FALSE(embedded->entries[0].metadata->min_time_ms) << "a measured time is not a decision";
 }
 
 TEST(EmbeddedOverridesHeader, RegistersTheEntriesUnderTheFileName) {

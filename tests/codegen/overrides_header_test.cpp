@@ -40,6 +40,42 @@ TEST(CanonicalOverrides, FormattingAndKeyOrderOfTheInputDoNotMatter) {
   EXPECT_TRUE(a->left_out.empty());
 }
 
+TEST(CanonicalOverrides, OnlyTheDecisionsAreEmbeddedSoTheSameChoicesGiveTheSameBytes) {
+  // The same winner and knobs, measured in two tunes: other times, another
+  // timestamp, another strategy.
+  const auto tuned = [](const std::string& metadata) {
+    return R"({"version": 2, "engine_overrides": [{"op": "matmul", "engine_name": "tiled", )"
+           R"("tensors": [{"tensor_id": "A", "dim": [4, 8]}], "autotune_metadata": )" +
+           metadata + "}]}";
+  };
+  auto first = canonical_overrides(
+      tuned(R"({"min_time_ms": 0.125, "avg_time_ms": 0.13, "timestamp": "2026-12-01T10:00:00Z", "rank": 0, )"
+            R"("strategy": "race", "knobs": [{"knob_id": "tile", "type": "int", "value": 32}]})"),
+      "first.json");
+  auto second = canonical_overrides(
+      tuned(R"({"min_time_ms": 0.131, "avg_time_ms": 0.14, "timestamp": "2026-12-07T09:30:00Z", "rank": 0, )"
+            R"("strategy": "run_until_stable", "knobs": [{"knob_id": "tile", "type": "int", "value": 32}]})"),
+      "second.json");
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_EQ(first->json, second->json);
+  EXPECT_NE(first->json.find(R"("autotune_metadata":{"knobs":[{"knob_id":"tile","type":"int","value":32}]})"),
+            std::string::npos)
+      << first->json;
+  EXPECT_EQ(first->json.find("min_time_ms"), std::string::npos) << first->json;
+  // Another knob value is another decision; `complete` is kept.
+  auto other = canonical_overrides(
+      tuned(R"({"min_time_ms": 0.125, "complete": false, "knobs": [{"knob_id": "tile", "type": "int", "value": 64}]})"),
+      "other.json");
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(first->json, other->json);
+  EXPECT_NE(other->json.find(R"("complete":false)"), std::string::npos) << other->json;
+  // Metadata with no decision in it is left out whole.
+  auto times_only = canonical_overrides(tuned(R"({"min_time_ms": 0.125})"), "times.json");
+  ASSERT_TRUE(times_only.ok());
+  EXPECT_EQ(times_only->json.find("autotune_metadata"), std::string::npos) << times_only->json;
+}
+
 TEST(CanonicalOverrides, LeavesOutMalformedEntriesAndCountsTheValidOnes) {
   auto c = canonical_overrides(
       R"({"version": 2, "engine_overrides": [{"op": "matmul"}, )" + kEntry + R"(, {"engine_name": "x"}]})", "c.json");

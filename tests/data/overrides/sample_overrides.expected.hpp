@@ -18,7 +18,7 @@ inline constexpr std::size_t register_embedded_overrides_entry_count = 2;
 inline constexpr std::string_view register_embedded_overrides_json =
     "{\n"
     "  \"engine_overrides\": [\n"
-    "    {\"autotune_metadata\":{\"knobs\":[{\"knob_id\":\"tile\",\"type\":\"int\",\"value\":32}],\"min_time_ms\":0.125,\"mode\":\"standard\",\"strategy\":\"fixed_average\"},\"engine_id\":2,\"engine_name\":\"tiled\",\"op\":\"matmul\",\"tensors\":[{\"dim\":[4,8],\"stride\":[8,1],\"tensor_id\":\"A\"},{\"dim\":[8,2],\"tensor_id\":\"B\"}],\"validators\":{\"device_name\":\"bench \\\"box\\\"\\tone\",\"tunekit_version\":\"0.1.0\"}},\n"
+    "    {\"autotune_metadata\":{\"knobs\":[{\"knob_id\":\"tile\",\"type\":\"int\",\"value\":32}]},\"engine_id\":2,\"engine_name\":\"tiled\",\"op\":\"matmul\",\"tensors\":[{\"dim\":[4,8],\"stride\":[8,1],\"tensor_id\":\"A\"},{\"dim\":[8,2],\"tensor_id\":\"B\"}],\"validators\":{\"device_name\":\"bench \\\"box\\\"\\tone\",\"tunekit_version\":\"0.1.0\"}},\n"
     "    {\"engine_name\":\"naive\",\"op\":\"matmul\",\"tensors\":[{\"dim\":[-1,16],\"tensor_id\":\"A\"}]}\n"
     "  ],\n"
     "  \"version\": 2\n"
