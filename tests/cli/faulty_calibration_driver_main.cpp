@@ -5,7 +5,11 @@
 // parallel.minimum_elements crossover of two scripted paths whose costs
 // cross near 5,600 elements (a fixed 100 us against 18 ns per element more),
 // through the shared crossover calibration, for the tests of
-// `calibrate --keep-unless-faster` and `check --profiles`.
+// `calibrate --keep-unless-faster` and `check --profiles`; and that of each
+// kernel of TUNEKIT_TEST_SLEEP_KERNELS (comma separated) sleeps 600 ms or
+// its key's whole time budget, whichever is shorter, then returns
+// simd_min_elements = 16, for the tests of `calibrate --total-time-budget`.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -24,6 +28,17 @@ using namespace tunekit;
 std::string environment(const char* name) {
   const char* text = std::getenv(name);
   return text ? text : "";
+}
+
+// Whether `name` is one of the comma-separated names of `list`.
+bool listed(const std::string& list, const std::string& name) {
+  for (std::size_t start = 0; start <= list.size();) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    if (list.compare(start, end - start, name) == 0) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 void spin_for(std::chrono::nanoseconds duration) {
@@ -60,6 +75,14 @@ tuning::KernelTuningParameters calibrate_scripted(const tuning::KernelTuningKey&
   return values;
 }
 
+tuning::KernelTuningParameters calibrate_by_sleeping(const tuning::KernelTuningKey& key,
+                                                     tuning::CalibrationContext& context) {
+  std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::milliseconds(600),
+                                                                  context.options.time_budget));
+  context.reporter.select("algorithm.simd_min_elements", Value(std::int64_t{16}), "slept");
+  return {key, {{"algorithm.simd_min_elements", Value(std::int64_t{16})}}};
+}
+
 void register_faulty_kernels(tuning::KernelTuningRegistry& registry) {
   cpu::register_tunekit_cpu(registry);
   const std::string crash = environment("TUNEKIT_TEST_CRASH_KERNEL");
@@ -71,6 +94,9 @@ void register_faulty_kernels(tuning::KernelTuningRegistry& registry) {
         std::raise(SIGSEGV);
         return tuning::KernelTuningParameters{key, {}};
       }, entry.library_version);
+    } else if (listed(environment("TUNEKIT_TEST_SLEEP_KERNELS"), entry.key.kernel) &&
+               entry.key.element_type == DataType::FLOAT) {
+      functions.register_function(entry.key, calibrate_by_sleeping, entry.library_version);
     } else if (entry.key.kernel == environment("TUNEKIT_TEST_SCRIPTED_KERNEL") &&
                entry.key.element_type == DataType::FLOAT) {
       functions.register_function(entry.key, calibrate_scripted, entry.library_version);

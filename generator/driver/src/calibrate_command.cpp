@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -34,6 +35,14 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+// After a run whose --total-time-budget left keys not started: how to continue.
+void say_the_run_budget_ran_out(const CalibrateOptions& o, std::size_t not_started) {
+  if (not_started == 0) return;
+  fmt::print(stderr, "tunekit calibrate: the run's time budget of {:g} s ran out: {} keys not started{}\n",
+             o.total_time_budget_seconds, not_started,
+             o.no_cache ? "" : "; the same command with --only-missing continues with the keys the cache does not hold");
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   tuning::KernelCalibrationSelection selection;
   if (!o.library.empty()) selection.library = o.library;
@@ -48,6 +57,11 @@ int run_calibrate(const CalibrateOptions& o) {
 
   tuning::CalibrationOptions options;
   options.time_budget = std::chrono::milliseconds(static_cast<std::int64_t>(o.time_budget_seconds * 1000));
+  if (o.total_time_budget_seconds > 0) {
+    options.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(o.total_time_budget_seconds));
+  }
   options.memory_budget_bytes = o.memory_budget_mib << 20;
   options.maximum_threads = o.threads;
   options.seed = o.seed;
@@ -71,16 +85,18 @@ int run_calibrate(const CalibrateOptions& o) {
 
   const bool terminal = isatty(STDERR_FILENO) == 1;
   auto started = std::make_shared<std::chrono::steady_clock::time_point>();
-  options.progress = [terminal, started](const tuning::KernelTuningKey& key, std::string_view event) {
+  auto running = std::make_shared<std::string>();  // the key that started last
+  options.progress = [terminal, started, running](const tuning::KernelTuningKey& key, std::string_view event) {
     if (event == "start") {
       *started = std::chrono::steady_clock::now();
+      *running = key.to_string();
       fmt::print(stderr, "{} {} ...{}", terminal ? "\r" : "", key.to_string(), terminal ? "" : "\n");
       std::fflush(stderr);
       return;
     }
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *started);
     fmt::print(stderr, "{}{} {} ({} ms)\n", terminal ? "\r" : "", key.to_string(), event,
-               event == "skipped" ? 0 : ms.count());
+               *running == key.to_string() ? ms.count() : 0);
   };
 
   // Keys a committed profile already covers on this processor are left out
@@ -132,7 +148,10 @@ int run_calibrate(const CalibrateOptions& o) {
       fmt::print(stderr, "tunekit calibrate: the selection ({}) selects no registered kernel\n",
                  core::replace_invalid_utf8(selection.to_string()));
     }
-    return calibrate_isolated(o, selected, *options.execution);
+    std::size_t not_started = 0;
+    const int code = calibrate_isolated(o, selected, *options.execution, options.deadline, not_started);
+    say_the_run_budget_ran_out(o, not_started);
+    return code;
   }
   tuning::CalibrationBatchReport report;
   try {
@@ -157,6 +176,9 @@ int run_calibrate(const CalibrateOptions& o) {
                core::replace_invalid_utf8(selection.to_string()));
   }
 
+  say_the_run_budget_ran_out(o, static_cast<std::size_t>(std::count_if(
+                                    report.not_calibrated.begin(), report.not_calibrated.end(),
+                                    [](const tuning::KeyOutcome& k) { return k.reason == tuning::kRunBudgetSpent; })));
   int code = 0;
   if (!o.report_path.empty()) {
     store::AtomicWriteOptions write;
@@ -202,6 +224,10 @@ void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& bui
   auto* only_missing =
       c->add_flag("--only-missing", o->only_missing, "Skip keys that already have a calibrated profile for this execution");
   c->add_option("--time-budget", o->time_budget_seconds, "Seconds of measurement per key")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--total-time-budget", o->total_time_budget_seconds,
+                "Seconds for the whole run: each key's --time-budget ends there at the latest, keys not started by "
+                "then are not calibrated (reported), and the same command with --only-missing continues")
       ->check(CLI::PositiveNumber);
   c->add_option("--memory-budget", o->memory_budget_mib, "MiB a candidate may allocate")->check(CLI::PositiveNumber);
   c->add_option("--threads", o->threads, "Calibrate for this many threads (0: all this process may use)");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,14 +14,15 @@
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/internal/json_text.hpp"
 #include "tunekit/store/atomic_file.hpp"
+#include "tunekit/tuning/calibration.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
 
 namespace tunekit::cli {
 namespace {
 
 std::vector<std::string> child_arguments(const std::string& executable, const CalibrateOptions& o,
-                                         const tuning::KernelTuningKey& key, const std::filesystem::path& report,
-                                         const std::filesystem::path& profile) {
+                                         const tuning::KernelTuningKey& key, double time_budget_seconds,
+                                         const std::filesystem::path& report, const std::filesystem::path& profile) {
   std::vector<std::string> a{executable,
                              "calibrate",
                              "--library",
@@ -32,7 +34,7 @@ std::vector<std::string> child_arguments(const std::string& executable, const Ca
                              "--element-type",
                              std::string(core::to_string(key.element_type)),
                              "--time-budget",
-                             fmt::format("{}", o.time_budget_seconds),
+                             fmt::format("{}", time_budget_seconds),
                              "--memory-budget",
                              fmt::format("{}", o.memory_budget_mib),
                              "--threads",
@@ -82,7 +84,9 @@ void print_child_errors(const std::string& err, const std::filesystem::path& scr
 }  // namespace
 
 int calibrate_isolated(const CalibrateOptions& o, std::span<const tuning::KernelTuningKey> keys,
-                       const platform::CpuExecutionDescriptor& execution) {
+                       const platform::CpuExecutionDescriptor& execution,
+                       std::optional<std::chrono::steady_clock::time_point> deadline, std::size_t& not_started) {
+  not_started = 0;
   const std::string executable = own_executable();
   ScratchFolder scratch;
   if (executable.empty() || scratch.path.empty()) {
@@ -101,7 +105,20 @@ int calibrate_isolated(const CalibrateOptions& o, std::span<const tuning::Kernel
     const tuning::KernelTuningKey& key = keys[i];
     const std::filesystem::path report = scratch.path / fmt::format("{}.json", i);
     const std::filesystem::path profile = scratch.path / fmt::format("{}.toml", i);
-    const ChildRun run = run_child(child_arguments(executable, o, key, report, profile), limit);
+    // The run's deadline bounds the key's budget; a key it leaves no time
+    // for is not started.
+    double key_budget = o.time_budget_seconds;
+    if (deadline) {
+      const double left = std::chrono::duration<double>(*deadline - std::chrono::steady_clock::now()).count();
+      if (left < 0.001) {
+        fmt::print("not calibrated: {}  {}\n", key.to_string(), tuning::kRunBudgetSpent);
+        merged["not_calibrated"].push_back({{"key", key.to_string()}, {"reason", tuning::kRunBudgetSpent}});
+        ++not_started;
+        continue;
+      }
+      key_budget = std::min(key_budget, left);
+    }
+    const ChildRun run = run_child(child_arguments(executable, o, key, key_budget, report, profile), limit);
     std::fwrite(run.out.data(), 1, run.out.size(), stdout);
     print_child_errors(run.err, scratch.path);
     std::fflush(stdout);

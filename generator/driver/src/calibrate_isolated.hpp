@@ -7,6 +7,8 @@
 // profiles into the files asked for.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <span>
 
 #include "calibrate_options.hpp"
@@ -17,7 +19,11 @@ namespace tunekit::cli {
 
 // The exit code: the largest of the children's, or that of a report or
 // profile that could not be written.
+// A key not started by `deadline` (calibrate --total-time-budget) is not
+// calibrated, counted in `not_started`, and each child's --time-budget ends
+// there at the latest.
 int calibrate_isolated(const CalibrateOptions& options, std::span<const tuning::KernelTuningKey> keys,
-                       const platform::CpuExecutionDescriptor& execution);
+                       const platform::CpuExecutionDescriptor& execution,
+                       std::optional<std::chrono::steady_clock::time_point> deadline, std::size_t& not_started);
 
 }  // namespace tunekit::cli

@@ -15,7 +15,10 @@ struct CalibrateOptions {
   std::vector<std::string> implementations;
   std::vector<std::string> element_types;
   bool only_missing = false;
-  double time_budget_seconds = 10.0;
+  double time_budget_seconds = 10.0;  // per key
+  // Seconds for the whole run (0: none): keys not started when it runs out
+  // are not calibrated, and a later run with --only-missing continues.
+  double total_time_budget_seconds = 0.0;
   std::size_t memory_budget_mib = 512;
   std::uint32_t threads = 0;
   std::uint64_t seed = 0x7E5EC0DE;

@@ -220,6 +220,18 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
     auto notify = [&](std::string_view event) {
       if (options.progress) options.progress(key, event);
     };
+    // The run's deadline bounds the key's own budget, and a key it leaves
+    // no time for is not started (a later run continues with it).
+    CalibrationOptions key_options = options;
+    if (options.deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options.deadline - Clock::now());
+      if (left.count() <= 0) {
+        report.not_calibrated.push_back({key, kRunBudgetSpent});
+        notify("not_calibrated");
+        continue;
+      }
+      key_options.time_budget = std::min(options.time_budget, left);
+    }
     notify("start");
     const KernelTuningSchema* schema = generation->schema(key);
     auto entry = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.key == key; });
@@ -233,7 +245,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
     reporter.set_power_policy(power);
     const auto incumbent = std::find_if(options.incumbents.begin(), options.incumbents.end(),
                                         [&](const KernelTuningParameters& p) { return p.key == key; });
-    CalibrationContext context{options, execution, CalibrationBudget(options, threads), reporter,
+    CalibrationContext context{key_options, execution, CalibrationBudget(key_options, threads), reporter,
                                incumbent == options.incumbents.end() ? nullptr : &*incumbent};
     log::info("calibrate: {} on {} thread(s)", key.to_string(), threads);
     const Clock::time_point start = Clock::now();

@@ -52,12 +52,19 @@ struct CalibrationOptions {
   // starts from its entry here instead of the portable defaults, and keeps
   // each of its values unless a measured challenger beats it by the margin.
   std::vector<KernelTuningParameters> incumbents;
+  // The end of the whole run (calibrate --total-time-budget): a key not
+  // started by then is not calibrated (kRunBudgetSpent), and every key's
+  // time budget ends there at the latest; none: no limit besides the keys'.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   // Where results are published; the global registry when null.
   KernelTuningRegistry* registry = nullptr;
   // Called when a key starts and ends ("start", "calibrated", "skipped",
   // "unsupported", "not_calibrated"), for progress display.
   std::function<void(const KernelTuningKey&, std::string_view event)> progress;
 };
+
+// The reason of a key the run's deadline left out.
+inline constexpr const char* kRunBudgetSpent = "not started: the run's time budget ran out";
 
 // The margin a candidate must win by against a baseline: the parallel
 // margin (when larger) for a candidate on more threads than the baseline,
