@@ -4,7 +4,8 @@
 #   -DMODE=find_package|subdirectory  how the consumer gets tunekit
 #   -DTUNEKIT_SOURCE_DIR, -DTUNEKIT_BINARY_DIR, -DWORK (scratch folder),
 #   -DTOOL (the tunekit tool), -DBUILD_TYPE, -DGENERATOR, -DINITIAL_CACHE
-#   (optional: a cmake -C script with this build's compilers and flags)
+#   (optional: a cmake -C script with this build's compilers and flags),
+#   -DPYTHON (optional: the interpreter the Python module was built for)
 #
 # subdirectory: also checks that tunekit's compile commands are those of this
 # build (so ccache reuses its objects) and that the consumer's install holds
@@ -108,6 +109,14 @@ if(MODE STREQUAL "find_package")
   set(prefix "${WORK}/prefix")
   run(installed ${CMAKE_COMMAND} --install "${TUNEKIT_BINARY_DIR}" --prefix "${prefix}" --config ${BUILD_TYPE})
   expect_installed_only("${prefix}" bin/tunekit bin/tunekit_gen include/tunekit/ lib/)
+  if(PYTHON)
+    message(STATUS "import tunekit from the staged install")
+    set(site "${prefix}/lib/python3/dist-packages")
+    run(imported ${CMAKE_COMMAND} -E env "PYTHONPATH=${site}" "${PYTHON}" -c
+        # Lines, not semicolons: a semicolon would split the argument into a list.
+        "import numpy, tunekit\nprint(tunekit.__file__, tunekit.__version__, tunekit.kernels.unary('Abs', numpy.array([-1.5], numpy.float32))[0])")
+    expect("${imported}" "${site}/tunekit/__init__.py [0-9]+\\.[0-9]+\\.[0-9]+ 1\\.5" "the installed module")
+  endif()
   list(APPEND configure_options "-DCMAKE_PREFIX_PATH=${prefix}")
 elseif(MODE STREQUAL "subdirectory")
   list(APPEND configure_options "-DTUNEKIT_SOURCE_DIR=${TUNEKIT_SOURCE_DIR}" -DTUNEKIT_USE_CCACHE=ON)
