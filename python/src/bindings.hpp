@@ -40,5 +40,6 @@ Value to_value(const py::handle& object);
 void bind_platform(py::module_& m);
 void bind_tuning(py::module_& m);
 void bind_kernels(py::module_& m);
+void bind_graph(py::module_& m);
 
 }  // namespace tunekit::python

@@ -29,4 +29,5 @@ PYBIND11_MODULE(_tunekit, m) {
   tunekit::python::bind_platform(m);
   tunekit::python::bind_tuning(m);
   tunekit::python::bind_kernels(m);
+  tunekit::python::bind_graph(m);
 }

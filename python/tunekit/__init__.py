@@ -7,16 +7,19 @@
                                                              only_missing=True)
     updated = tunekit.runtime.update_kernel_tuning_cache(calibrated.successful_profiles)
     y = tunekit.kernels.unary("Exp", x)          # on a NumPy array, without a copy
+    tuned = tunekit.tune(["graph.toml"], output="overrides.json")
 
 Importing tunekit registers tunekit_cpu's kernels, as the tunekit tool does.
 """
 
 from . import _tunekit
 from ._record import Record
-from . import kernels, runtime
+from . import graph, kernels, runtime
+from .graph import lookup_override, tune
 from .runtime import Session
 
-__all__ = ["Error", "Record", "Session", "TuningError", "describe", "kernels", "runtime", "__version__"]
+__all__ = ["Error", "Record", "Session", "TuningError", "describe", "graph", "kernels", "lookup_override", "runtime",
+           "tune", "__version__"]
 
 __version__ = _tunekit.version
 

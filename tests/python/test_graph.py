@@ -1,0 +1,52 @@
+"""tunekit.tune() and tunekit.lookup_override(): what `tunekit tune` and
+`tunekit overrides lookup` do, from Python."""
+import json
+import pathlib
+
+import pytest
+
+import tunekit
+
+GRAPHS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "graphs"
+
+
+def test_tune_writes_the_winner_and_returns_the_ranked_table(tmp_path):
+    output = tmp_path / "overrides.json"
+    seen = []
+    result = tunekit.tune([GRAPHS / "layernorm.toml"], output=output, shape_sets=["base"],
+                          progress=lambda shape: seen.append((shape.shape_set, shape.winner.engine_name)))
+    assert result.exit_code == 0
+    assert len(result.shapes) == 1
+    shape = result.shapes[0]
+    assert shape.shape_set == "base" and seen == [("base", shape.winner.engine_name)]
+    ranks = [c.rank for c in shape.candidates if c.succeeded]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and len(ranks) >= 2
+    assert all(len(c.samples_ms) >= 1 for c in shape.candidates if c.succeeded)
+    assert shape.winner.engine_name in shape.table()
+
+    stored = json.loads(output.read_text())["engine_overrides"]
+    assert [entry["engine_name"] for entry in stored] == [shape.winner.engine_name]
+
+    # The selection policy finds that entry for the same shape, and nothing for another.
+    entry = stored[0]
+    tensors = {t["tensor_id"]: t["dim"] for t in entry["tensors"]}
+    match = tunekit.lookup_override([output], op=entry["op"], tensors=tensors, criteria=entry.get("criteria", {}))
+    assert match.matched and match.exact, match.to_dict()
+    assert match.engine_name == shape.winner.engine_name
+    assert match.entry_index == 0
+    other = {name: [d * 2 for d in dims] for name, dims in tensors.items()}
+    missed = tunekit.lookup_override([output], op=entry["op"], tensors=other, criteria=entry.get("criteria", {}))
+    assert not missed.matched and missed.misses
+
+
+def test_bad_input_raises_naming_it(tmp_path):
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[tensors]]\nname = \n")
+    with pytest.raises(tunekit.Error, match="broken.toml"):
+        tunekit.tune([broken], output=tmp_path / "o.json")
+    with pytest.raises(tunekit.Error, match="exclude each other"):
+        tunekit.tune([GRAPHS / "layernorm.toml"], output=tmp_path / "o.json", replace=True, keep_unless_faster=True)
+    with pytest.raises(tunekit.Error, match="strategy"):
+        tunekit.tune([GRAPHS / "layernorm.toml"], output=tmp_path / "o.json", strategy="fastest")
+    missing = tunekit.lookup_override([tmp_path / "none.json"], op="matmul", tensors={"A": [2, 2]})
+    assert not missing.matched
