@@ -101,3 +101,11 @@ if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
     _tunekit_missing(libxsmm libxsmm-dev)
   endif()
 endif()
+
+# Chart.js, which `tunekit report` inlines in its pages, and its licence:
+# Debian's libjs-chart.js.
+find_file(TUNEKIT_CHARTJS chart.min.js PATHS /usr/share/javascript/chart.js NO_DEFAULT_PATH)
+find_file(TUNEKIT_CHARTJS_LICENCE copyright PATHS /usr/share/doc/libjs-chart.js NO_DEFAULT_PATH)
+if(NOT TUNEKIT_CHARTJS OR NOT TUNEKIT_CHARTJS_LICENCE)
+  _tunekit_missing("Chart.js (/usr/share/javascript/chart.js/chart.min.js)" libjs-chart.js)
+endif()

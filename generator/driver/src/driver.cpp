@@ -19,6 +19,7 @@
 #include "gen_profiles_command.hpp"
 #include "overrides_command.hpp"
 #include "promote_command.hpp"
+#include "report_command.hpp"
 #include "tune_command.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
@@ -51,6 +52,7 @@ int run(int argc, char** argv, const Registrations& registrations) {
   cli::add_tune_command(app, exit_code, registrations.engines);
   cli::add_check_command(app, exit_code, registrations.engines);
   cli::add_overrides_command(app, exit_code, registrations.engines);
+  cli::add_report_command(app, exit_code);
   codegen::add_gen_defaults_command(app, exit_code);
   codegen::add_gen_profiles_command(app, exit_code);
   codegen::add_gen_overrides_command(app, exit_code);
