@@ -1,7 +1,8 @@
 // Graph autotuning from Python: tunekit.tune() runs what `tunekit tune` runs
 // (the driver's tune_graphs, with every CPU engine provider of this build) and
 // returns each shape's ranked candidates as `tune --json` gives them; and the
-// selection policy's lookup in override files (`tunekit overrides lookup`).
+// selection policy's lookup in override files (`tunekit overrides lookup`);
+// and the page of `tunekit report`.
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -12,12 +13,15 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "report_model.hpp"
+#include "report_page.hpp"
 #include "tune_run.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/graph/override_policy.hpp"
 #include "tunekit/graph/tensor.hpp"
 #include "tunekit/internal/knob_json.hpp"
 #include "tunekit/platform/cpu_device.hpp"
+#include "tunekit/store/atomic_file.hpp"
 
 namespace tunekit::python {
 
@@ -78,6 +82,22 @@ void bind_graph(py::module_& m) {
       py::arg("tie_band_percent") = 2.0, py::arg("confidence_percent") = 95.0, py::arg("replace") = false,
       py::arg("keep_unless_faster") = false, py::arg("check_results") = true, py::arg("time_budget") = 0.0,
       py::arg("plugins") = std::vector<std::string>{}, py::arg("progress") = py::none());
+
+  m.def(
+      "report",
+      [](std::vector<std::string> inputs, std::string output, std::vector<std::string> before, double tie_band_percent,
+         std::string title) {
+        cli::ReportOptions options{std::move(inputs), std::move(before), std::move(output), tie_band_percent,
+                                   std::move(title)};
+        Result<nlohmann::json> model = cli::build_report_model(options);
+        raise_if_bad(model.ok() ? Error::ok() : model.error());
+        store::AtomicWriteOptions write;
+        write.create_parent_folders = true;
+        raise_if_bad(store::write_file_atomically(options.output, cli::render_report_page(*model), write));
+        return to_python(*model);
+      },
+      py::arg("inputs"), py::kw_only(), py::arg("output"), py::arg("before") = std::vector<std::string>{},
+      py::arg("tie_band_percent") = 2.0, py::arg("title") = "tunekit report");
 
   m.def(
       "lookup_override",

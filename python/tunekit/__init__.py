@@ -15,11 +15,11 @@ Importing tunekit registers tunekit_cpu's kernels, as the tunekit tool does.
 from . import _tunekit
 from ._record import Record
 from . import graph, kernels, runtime
-from .graph import lookup_override, tune
+from .graph import lookup_override, report, tune
 from .runtime import Session
 
-__all__ = ["Error", "Record", "Session", "TuningError", "describe", "graph", "kernels", "lookup_override", "runtime",
-           "tune", "__version__"]
+__all__ = ["Error", "Record", "Session", "TuningError", "describe", "graph", "kernels", "lookup_override", "report",
+           "runtime", "tune", "__version__"]
 
 __version__ = _tunekit.version
 

@@ -89,3 +89,14 @@ def lookup_override(files, op, tensors, strides=None, criteria=None, any_device=
     return Record(_tunekit.lookup_override([str(f) for f in files], op=op, tensors=dict(tensors),
                                            strides=dict(strides or {}), criteria=dict(criteria or {}),
                                            any_device=any_device))
+
+
+def report(inputs, output, before=(), tie_band_percent=2.0, title="tunekit report"):
+    """Writes the page of `tunekit report` to `output`: calibration reports,
+    calibration caches, override files and `tune --json` tables (each
+    recognised by its content), and with `before` what changed since those
+    inputs. Returns the page's model (a Record: calibration, shapes,
+    overrides, cache, charts, comparison). Raises tunekit.Error naming an
+    input that is none of those."""
+    return Record(_tunekit.report([str(i) for i in inputs], output=str(output), before=[str(b) for b in before],
+                                  tie_band_percent=tie_band_percent, title=title))

@@ -50,3 +50,22 @@ def test_bad_input_raises_naming_it(tmp_path):
         tunekit.tune([GRAPHS / "layernorm.toml"], output=tmp_path / "o.json", strategy="fastest")
     missing = tunekit.lookup_override([tmp_path / "none.json"], op="matmul", tensors={"A": [2, 2]})
     assert not missing.matched
+
+
+def test_the_report_page_from_python(tmp_path):
+    output = tmp_path / "overrides.json"
+    result = tunekit.tune([GRAPHS / "layernorm.toml"], output=output, shape_sets=["base"])
+    tables = tmp_path / "tuned.json"
+    tables.write_text(json.dumps(result.to_dict()["shapes"]))
+    page = tmp_path / "report.html"
+    model = tunekit.report([tables, output], output=page, title="from Python")
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<title>from Python</title>" in html
+    assert [s.shape_set for s in model.shapes] == ["base"]
+    assert len(model.overrides) == 1
+    chart = model.charts[model.shapes[0].chart]
+    assert chart.kind == "bars" and chart.expected_points == 3 * len(chart.rows)
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("[not a report\n")
+    with pytest.raises(tunekit.Error, match="garbage.txt"):
+        tunekit.report([garbage], output=tmp_path / "no.html")
