@@ -14,6 +14,7 @@
 #include "calibrate_options.hpp"
 #include "exit_codes.hpp"
 #include "processor_profile.hpp"
+#include "progress_bar.hpp"
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
@@ -83,22 +84,6 @@ int run_calibrate(const CalibrateOptions& o) {
     fmt::print(stderr, "cache: {}\n", loaded.summary());
   }
 
-  const bool terminal = isatty(STDERR_FILENO) == 1;
-  auto started = std::make_shared<std::chrono::steady_clock::time_point>();
-  auto running = std::make_shared<std::string>();  // the key that started last
-  options.progress = [terminal, started, running](const tuning::KernelTuningKey& key, std::string_view event) {
-    if (event == "start") {
-      *started = std::chrono::steady_clock::now();
-      *running = key.to_string();
-      fmt::print(stderr, "{} {} ...{}", terminal ? "\r" : "", key.to_string(), terminal ? "" : "\n");
-      std::fflush(stderr);
-      return;
-    }
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *started);
-    fmt::print(stderr, "{}{} {} ({} ms)\n", terminal ? "\r" : "", key.to_string(), event,
-               *running == key.to_string() ? ms.count() : 0);
-  };
-
   // Keys a committed profile already covers on this processor are left out
   // (calibrate_kernels(WHEN missing)); the execution is detected once.
   options.execution = tuning::calibration_execution(options);
@@ -139,6 +124,20 @@ int run_calibrate(const CalibrateOptions& o) {
     }
   }
 
+  // Progress per key: a bar on a terminal, a line per key otherwise.
+  const std::size_t total = keys ? keys->size()
+                                 : tuning::SelectedCalibrationKeys(selection, tuning::KernelTuningRegistry::global(),
+                                                                   tuning::KernelCalibrationRegistry::global())
+                                       .size();
+  auto progress = std::make_shared<ProgressBar>("keys", total);
+  options.progress = [progress](const tuning::KernelTuningKey& key, std::string_view event) {
+    if (event == "start") {
+      progress->start(key.to_string());
+    } else {
+      progress->finish(key.to_string(), event);
+    }
+  };
+
   if (o.isolate) {
     const std::vector<tuning::KernelTuningKey> selected =
         keys ? *keys
@@ -160,6 +159,7 @@ int run_calibrate(const CalibrateOptions& o) {
   } catch (const std::exception& e) {
     return fail(1, fmt::format("calibration failed, nothing was published or stored: {}", e.what()));
   }
+  progress->clear();
   for (const tuning::CalibratedKey& c : report.calibrated) {
     fmt::print("calibrated  {}  {}\n", c.profile.parameters.key.to_string(), c.profile.parameters.to_string());
   }

@@ -10,6 +10,7 @@
 
 #include "candidate_json.hpp"
 #include "exit_codes.hpp"
+#include "progress_bar.hpp"
 #include "tune_options.hpp"
 #include "tune_shape.hpp"
 #include "tunekit/core/utf8.hpp"
@@ -109,19 +110,37 @@ TuneRun tune_graphs(const TuneOptions& options, const EngineRegistrations& engin
   std::vector<Problem>& problems = run.problems;
   bool first_write = true;
   int& exit_code = run.exit_code;
+  // Every graph file is read and its shapes selected first: a bad one stops
+  // the run before anything is measured, and the progress bar knows its total.
+  std::vector<std::pair<graph::GraphFile, std::vector<std::optional<std::size_t>>>> work;
+  std::size_t total = 0;
   for (const std::string& path : options.graphs) {
     Result<graph::GraphFile> file = graph::read_graph_file(path);
     if (!file.ok()) return refuse(kBadInput, file.error().message());
     Result<std::vector<std::optional<std::size_t>>> sets = graph::select_shapes(*file, options.shape_sets);
     if (!sets.ok()) return refuse(kBadInput, sets.error().message());
-    for (const auto& set : *sets) {
+    total += sets->size();
+    work.emplace_back(std::move(file).value(), std::move(sets).value());
+  }
+  // On a terminal a bar (the lines below are printed above it); an isolated
+  // child reports to its parent instead.
+  std::optional<ProgressBar> bar;
+  if (!child) bar.emplace("shapes", total);
+  if (bar && !bar->drawing_bar()) bar.reset();
+  for (std::size_t g = 0; g < options.graphs.size(); ++g) {
+    const std::string& path = options.graphs[g];
+    const graph::GraphFile* file = &work[g].first;
+    for (const auto& set : work[g].second) {
       Problem p;
       p.file = core::replace_invalid_utf8(path);
       p.shape_set = graph::shape_name(*file, set);
       // An isolated child measures; its parent writes.
       const graph::AutotuneStorageConfig storage =
           child ? graph::AutotuneStorageConfig{} : graph::AutotuneStorageConfig{options.output, options.replace && first_write};
+      const std::string label = fmt::format("{} [{}]", p.file, p.shape_set);
+      if (bar) bar->start(label);
       tune_shape(p, *file, path, set, handle, *config, storage, options);
+      if (bar) bar->clear();
       if (p.exit_code == 0 && p.not_tuned.empty()) first_write = false;
       if (p.unstable || !(options.allow_incomplete && p.exit_code == kTuningFailure)) {
         exit_code = std::max(exit_code, p.exit_code);
@@ -130,8 +149,9 @@ TuneRun tune_graphs(const TuneOptions& options, const EngineRegistrations& engin
       if (!p.error.empty()) {
         fmt::print(stderr, "tunekit tune: {} [{}]: {}\n", p.file, p.shape_set, p.error);
       }
-      if (!p.results.empty()) fmt::print(stderr, "tune: {} [{}]: {}\n", p.file, p.shape_set, progress_line(p));
+      if (!p.results.empty() && !bar) fmt::print(stderr, "tune: {} [{}]: {}\n", p.file, p.shape_set, progress_line(p));
       if (!p.not_tuned.empty()) fmt::print(stderr, "tune: {} [{}]: {}\n", p.file, p.shape_set, p.not_tuned);
+      if (bar) bar->finish(label, p.results.empty() ? (p.exit_code == 0 ? "tuned" : "failed") : progress_line(p));
       problems.push_back(std::move(p));
     }
   }
