@@ -120,11 +120,12 @@ tuning::KernelTuningParameters calibrate_gemm_widening(const tuning::KernelTunin
   }
   const std::optional<double> crossover = search.crossover();
   if (!crossover) {
-    if (search.contradicts(static_cast<double>(kept))) {
+    const std::int64_t portable = GemmWideningTuning{}.conversion_parallel_minimum_elements;
+    if (kept != portable && search.contradicts(static_cast<double>(kept)) &&
+        !search.contradicts(static_cast<double>(portable))) {
       // Serial conversions won where the committed value runs them in
-      // parallel: the portable default (parallel only from far larger
-      // products) is the challenger that beat it.
-      const std::int64_t portable = GemmWideningTuning{}.conversion_parallel_minimum_elements;
+      // parallel, and not where the portable default would: the default is
+      // the challenger that beat it.
       values.values[parameter] = portable;
       context.reporter.select(parameter, portable,
                               fmt::format("serial conversions faster by {:.0f}% at or above the committed {} "
