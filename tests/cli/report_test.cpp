@@ -42,8 +42,15 @@ json calibration_report() {
               {"execution", {{"effective_threads", 2}}},
               {"power", {{"governor", "unknown"}}},
               {"elapsed_ms", 12.5}};
+  json kept_report = report;
+  kept_report["key"]["kernel"] = "Exp";
+  kept_report["candidates"] = json::array({candidates[0], candidates[1]});
+  kept_report["selected"] = {{{"parameter", "algorithm.simd_min_elements"}, {"value", 32}, {"reason", "portable default kept: close"}}};
   return {{"calibrated", {{{"key", "tunekit_cpu/Abs/openmp_simd/float/cpu/abi1"}, {"profile", "p"}, {"digest", "d"}, {"report", report}}}},
-          {"not_calibrated", {{{"key", "tunekit_cpu/Neg/openmp_simd/float/cpu/abi1"}, {"reason", "time budget spent"}}}},
+          {"not_calibrated", {{{"key", "tunekit_cpu/Neg/openmp_simd/float/cpu/abi1"}, {"reason", "time budget spent"}},
+                              // Measured, every value kept: shown with its charts.
+                              {{"key", "tunekit_cpu/Exp/openmp_simd/float/cpu/abi1"}, {"reason", "all kept"},
+                               {"report", kept_report}}}},
           {"skipped", json::array()},
           {"unsupported", json::array()}};
 }
@@ -111,8 +118,11 @@ TEST_F(ReportCli, OnePageWithAChartPerMeasuredParameterAndShapeTheInputsEscaped)
   EXPECT_NE(page.find("Calibration cache"), std::string::npos);
   EXPECT_NE(page.find("tunekit_cpu/Abs/openmp_simd/float/cpu/abi1"), std::string::npos);
 
+  EXPECT_NE(page.find("tunekit_cpu/Exp/openmp_simd/float/cpu/abi1 <span class=\"muted\">every value kept</span>"),
+            std::string::npos);
+  EXPECT_NE(page.find("portable default kept: close"), std::string::npos);
   const json model = embedded_model(page);
-  ASSERT_EQ(model["charts"].size(), 3u) << model["charts"].dump(1);
+  ASSERT_EQ(model["charts"].size(), 4u) << model["charts"].dump(1);
   // The crossover: 2 paths x 3 probes x (median and both band edges), and
   // two markers (the chosen 96, the portable default 32) of 2 points.
   const json& crossover = model["charts"]["chart0"];
@@ -124,8 +134,10 @@ TEST_F(ReportCli, OnePageWithAChartPerMeasuredParameterAndShapeTheInputsEscaped)
   const json& tiles = model["charts"]["chart1"];
   EXPECT_EQ(tiles["rows"].size(), 3u);
   EXPECT_EQ(tiles["rows"][1]["label"], "tile_m=64 (#2)");
+  // The key that kept every value: its probes (two paths at one size) and both markers.
+  EXPECT_EQ(model["charts"]["chart2"]["expected_points"], 2 * 1 * 3 + 2 * 2);
   // The shape: the two successes, each a median, a sample range and the tie band.
-  const json& shape = model["charts"]["chart2"];
+  const json& shape = model["charts"]["chart3"];
   EXPECT_EQ(shape["rows"].size(), 2u);
   EXPECT_EQ(shape["expected_points"], 6);
   EXPECT_DOUBLE_EQ(shape["band"][1].get<double>(), 1.0 * 1.02);
@@ -136,7 +148,7 @@ TEST_F(ReportCli, OnePageWithAChartPerMeasuredParameterAndShapeTheInputsEscaped)
     EXPECT_EQ(std::stoul((*it)[2]), model["charts"][(*it)[1].str()]["expected_points"].get<std::size_t>());
     ++canvases;
   }
-  EXPECT_EQ(canvases, 3u);
+  EXPECT_EQ(canvases, 4u);
 }
 
 TEST_F(ReportCli, BeforeInputsShowWhatChanged) {
@@ -166,6 +178,11 @@ TEST_F(ReportCli, InputsThatAreNotReportsAreRefusedNamingTheFile) {
   auto shapes = run_tool({"report", (folder / "shapes.json").string(), "-o", (folder / "r.html").string()});
   EXPECT_EQ(shapes.exit_code, 2);
   EXPECT_NE(shapes.err.find("shapes.json: an element without \"candidates\""), std::string::npos) << shapes.err;
+  // The right kind of document with fields of other types: refused, not a crash.
+  write(folder / "odd.json", R"({"calibrated": [{"report": {"selected": [5], "candidates": [7]}}]})");
+  auto odd = run_tool({"report", (folder / "odd.json").string(), "-o", (folder / "r.html").string()});
+  EXPECT_EQ(odd.exit_code, 2) << odd.err;
+  EXPECT_NE(odd.err.find("odd.json: a field has a type tunekit does not write"), std::string::npos) << odd.err;
   EXPECT_FALSE(std::filesystem::exists(folder / "r.html"));
   auto unwritable = run_tool({"report", (folder / "tune.json").string(), "-o", "/proc/tunekit/r.html"});
   EXPECT_EQ(unwritable.exit_code, 3) << unwritable.err;

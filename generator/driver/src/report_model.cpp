@@ -75,8 +75,18 @@ class ModelBuilder {
   explicit ModelBuilder(const ReportOptions& options) : options_(options) {}
 
   // Reads one input into the model, or into what the comparison reads for
-  // an input from before (charted only when it is not).
+  // an input from before (charted only when it is not). A document of the
+  // right kind whose fields have other types than tunekit writes is refused
+  // naming the file, never a crash.
   Error add(const std::string& file, bool before) {
+    try {
+      return add_unchecked(file, before);
+    } catch (const json::exception& e) {
+      return bad(file, fmt::format("a field has a type tunekit does not write ({})", e.what()));
+    }
+  }
+
+  Error add_unchecked(const std::string& file, bool before) {
     Result<std::string> text = store::read_file(file);
     if (!text.ok()) return bad(file, text.error().message());
     json& calibration = before ? before_calibration_ : model_["calibration"];
@@ -171,12 +181,28 @@ class ModelBuilder {
     for (const char* list : {"calibrated", "not_calibrated", "skipped", "unsupported"}) {
       if (document.contains(list) && !document[list].is_array()) return bad(file, fmt::format("\"{}\" is not an array", list));
     }
+    // Keys measured in full: the calibrated ones, and those that kept every
+    // value (a not-calibrated entry with its report).
+    std::vector<std::pair<const json*, const char*>> measured_keys;
     for (const json& entry : document["calibrated"]) {
       if (!entry.is_object() || !entry.contains("report") || !entry["report"].is_object()) {
         return bad(file, "a calibrated key without its report");
       }
+      measured_keys.emplace_back(&entry, "calibrated");
+    }
+    // (Pointers into `document` itself: value() would return a copy that
+    // does not outlive the loop.)
+    if (document.contains("not_calibrated")) {
+      for (const json& entry : document["not_calibrated"]) {
+        if (entry.is_object() && entry.contains("report") && entry["report"].is_object()) {
+          measured_keys.emplace_back(&entry, "every value kept");
+        }
+      }
+    }
+    for (const auto& [entry_pointer, outcome] : measured_keys) {
+      const json& entry = *entry_pointer;
       const json& report = entry["report"];
-      json key{{"name", key_name(report.value("key", entry.value("key", json())))}, {"outcome", "calibrated"}};
+      json key{{"name", key_name(report.value("key", entry.value("key", json())))}, {"outcome", outcome}};
       key["execution"] = report.value("execution", json());
       key["elapsed_ms"] = report.value("elapsed_ms", json());
       key["parameters"] = json::array();
@@ -216,6 +242,7 @@ class ModelBuilder {
     }
     for (const char* list : {"not_calibrated", "skipped", "unsupported"}) {
       for (const json& entry : document.value(list, json::array())) {
+        if (entry.is_object() && entry.contains("report")) continue;  // shown with the measured keys
         into.push_back({{"name", key_name(entry.value("key", json()))},
                         {"outcome", std::string(list) == "not_calibrated" ? "not calibrated" : list},
                         {"reason", text_or(entry, "reason")},

@@ -190,7 +190,15 @@ std::string CalibrationBatchReport::to_json() const {
   }
   auto outcomes = [](const std::vector<KeyOutcome>& list) {
     nlohmann::json a = nlohmann::json::array();
-    for (const KeyOutcome& o : list) a.push_back({{"key", o.key.to_string()}, {"reason", o.reason}});
+    for (const KeyOutcome& o : list) {
+      nlohmann::json entry{{"key", o.key.to_string()}, {"reason", o.reason}};
+      // What was measured before every value was kept.
+      if (!o.report_json.empty()) {
+        nlohmann::json report = nlohmann::json::parse(o.report_json, nullptr, false);
+        if (!report.is_discarded()) entry["report"] = std::move(report);
+      }
+      a.push_back(std::move(entry));
+    }
     return a;
   };
   j["calibrated"] = std::move(calibrated_json);
@@ -259,7 +267,7 @@ CalibrationBatchReport CalibrateKernelThresholds(std::span<const KernelTuningKey
     if (values.values.empty()) {
       std::string reason = reporter.kept_defaults_summary();
       log::info("calibrate: {} not calibrated: {}", key.to_string(), reason);
-      report.not_calibrated.push_back({key, std::move(reason)});
+      report.not_calibrated.push_back({key, std::move(reason), reporter.to_json()});
       notify("not_calibrated");
       continue;
     }

@@ -165,6 +165,10 @@ struct CalibratedKey {
 struct KeyOutcome {
   KernelTuningKey key;
   std::string reason;
+  // A key that was measured but kept every value: its calibration report
+  // (JSON, as CalibratedKey::report_json); empty otherwise. (Initialised
+  // here so that {key, reason} still names every other outcome.)
+  std::string report_json = {};
 };
 
 struct CalibrationBatchReport {
