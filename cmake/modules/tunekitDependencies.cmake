@@ -102,6 +102,27 @@ if(TUNEKIT_BUILD_TESTS OR TUNEKIT_BUILD_BENCHMARKS)
   endif()
 endif()
 
+# HIP (Debian's libamdhip64-dev and hipcc, ROCm 5): the headers for the
+# runtime's HIP device, hipcc and libamdhip64 for the GPU engine plugin.
+set(TUNEKIT_HAVE_HIP OFF)
+if(TUNEKIT_WITH_HIP OR TUNEKIT_REQUIRE_HIP)
+  find_path(TUNEKIT_HIP_INCLUDE_DIR hip/hip_runtime_api.h)
+  find_program(TUNEKIT_HIPCC hipcc)
+  find_library(TUNEKIT_AMDHIP64_LIBRARY amdhip64)
+  if(TUNEKIT_HIP_INCLUDE_DIR AND TUNEKIT_HIPCC AND TUNEKIT_AMDHIP64_LIBRARY)
+    set(TUNEKIT_HAVE_HIP ON)
+    # The runtime API headers, for host code compiled by the default compiler.
+    add_library(tunekit_hip_headers INTERFACE IMPORTED GLOBAL)
+    target_include_directories(tunekit_hip_headers SYSTEM INTERFACE "${TUNEKIT_HIP_INCLUDE_DIR}")
+    target_compile_definitions(tunekit_hip_headers INTERFACE __HIP_PLATFORM_AMD__=1 TUNEKIT_HAVE_HIP_HEADERS=1)
+    message(STATUS "tunekit: HIP found (${TUNEKIT_HIPCC}); GPU engines for ${TUNEKIT_HIP_ARCHITECTURES}")
+  elseif(TUNEKIT_REQUIRE_HIP)
+    _tunekit_missing("HIP (hip/hip_runtime_api.h, hipcc, libamdhip64)" "libamdhip64-dev and hipcc")
+  else()
+    message(STATUS "tunekit: HIP not found (Debian packages libamdhip64-dev and hipcc): the HIP device and GPU engines are left out")
+  endif()
+endif()
+
 # Chart.js, which `tunekit report` inlines in its pages, and its licence:
 # Debian's libjs-chart.js.
 find_file(TUNEKIT_CHARTJS chart.min.js PATHS /usr/share/javascript/chart.js NO_DEFAULT_PATH)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <new>
 
 #include "tunekit/core/hash.hpp"
@@ -60,6 +61,22 @@ std::string_view to_string(DeviceKind kind) noexcept {
     case DeviceKind::HIP: return "hip";
   }
   return "unknown";
+}
+
+Error Device::copy_to_device(void* device_destination, const void* host_source, std::size_t bytes) {
+  if (!host_addressable()) {
+    return {ErrorCode::NOT_SUPPORTED, fmt::format("{} has no copy to its memory", name())};
+  }
+  if (bytes > 0) std::memcpy(device_destination, host_source, bytes);
+  return Error::ok();
+}
+
+Error Device::copy_to_host(void* host_destination, const void* device_source, std::size_t bytes) {
+  if (!host_addressable()) {
+    return {ErrorCode::NOT_SUPPORTED, fmt::format("{} has no copy from its memory", name())};
+  }
+  if (bytes > 0) std::memcpy(host_destination, device_source, bytes);
+  return Error::ok();
 }
 
 double steady_clock_resolution_seconds() {

@@ -25,7 +25,7 @@ namespace tunekit::graph {
 
 // Raised whenever EngineRegistry, EngineProvider, Engine or the types they
 // pass change layout.
-inline constexpr int kEnginePluginAbiVersion = 1;
+inline constexpr int kEnginePluginAbiVersion = 2;
 // ':'-separated plugin files that programs load (tunekit tune does).
 inline constexpr const char* kEnginePluginPathVariable = "TUNEKIT_ENGINE_PLUGIN_PATH";
 

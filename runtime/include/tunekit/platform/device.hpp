@@ -53,6 +53,9 @@ class Stream {
   virtual ~Stream() = default;
   // Waits until all work submitted to this stream has finished.
   virtual Error synchronize() = 0;
+  // The runtime's own handle (a hipStream_t on a HIP device), which engines
+  // launch their work on; null on the CPU, whose streams run work at once.
+  virtual void* native_handle() const noexcept { return nullptr; }
 };
 
 class Timer {
@@ -80,6 +83,13 @@ class Device {
   virtual Result<std::unique_ptr<Timer>> create_timer(Stream& stream) = 0;
   // Waits until the whole device is idle.
   virtual Error synchronize() = 0;
+  // True when the host reads and writes this device's memory directly (the
+  // CPU). Otherwise data crosses with the copies below.
+  virtual bool host_addressable() const { return kind() == DeviceKind::CPU; }
+  // Copies between host memory and memory this device allocated; both wait
+  // until the copy is done. The defaults are for host-addressable devices.
+  virtual Error copy_to_device(void* device_destination, const void* host_source, std::size_t bytes);
+  virtual Error copy_to_host(void* host_destination, const void* device_source, std::size_t bytes);
 };
 
 }  // namespace tunekit::platform

@@ -1,0 +1,40 @@
+// What the GPU engines share: their ids, the device check, knob builders and
+// the translation of a launch status into an Error.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/graph/engine.hpp"
+
+namespace tunekit::hip_engines {
+
+// Stable ids, stored in override files.
+inline constexpr std::int64_t kMatmulNaiveEngine = 1000;
+inline constexpr std::int64_t kMatmulTiledEngine = 1001;
+inline constexpr std::int64_t kMatmulFindEngine = 1002;
+inline constexpr std::int64_t kPointwiseEngine = 1010;
+inline constexpr std::int64_t kReductionEngine = 1020;
+inline constexpr std::int64_t kConvImplicitGemmEngine = 1030;
+
+// NOT_SUPPORTED unless device is a HIP device, naming the device it is.
+Error require_hip_device(const platform::Device& device);
+
+// EXECUTION_FAILED "<what>: hipErrorX (text)" for a failed launch; OK for 0.
+Error launch_status(int status, std::string_view what);
+
+// The HIP stream the arguments name (the handle's stream).
+void* native_stream(const graph::ExecutionArguments& arguments);
+
+// An INT knob whose value must be one of `allowed`.
+graph::Knob choice_knob(std::string id, std::int64_t default_value, std::vector<std::int64_t> allowed,
+                        std::string description);
+
+// Every engine of the GPU provider.
+std::vector<std::shared_ptr<const graph::Engine>> matmul_engines();
+std::shared_ptr<const graph::Engine> pointwise_engine();
+std::shared_ptr<const graph::Engine> reduction_engine();
+std::shared_ptr<const graph::Engine> conv_engine();
+
+}  // namespace tunekit::hip_engines
