@@ -16,6 +16,7 @@
 #include "processor_profile.hpp"
 #include "progress_bar.hpp"
 #include "tunekit/core/utf8.hpp"
+#include "tunekit/platform/hip_device.hpp"
 #include "tunekit/tuning/calibration.hpp"
 #include "tunekit/store/atomic_file.hpp"
 #include "tunekit/tuning/kernel_tuning_cache.hpp"
@@ -55,6 +56,12 @@ int run_calibrate(const CalibrateOptions& o) {
     selection.element_types.push_back(*type);
   }
   selection.only_missing = o.only_missing;
+  if (o.device == "hip") {
+    // HIP keys are measured on the GPU: without one there is nothing to measure on.
+    const platform::HipProbe hip = platform::probe_hip_devices();
+    if (hip.devices.empty()) return fail(1, fmt::format("--device hip: {}; nothing was calibrated", hip.reason));
+    selection.device = platform::DeviceKind::HIP;
+  }
 
   tuning::CalibrationOptions options;
   options.time_budget = std::chrono::milliseconds(static_cast<std::int64_t>(o.time_budget_seconds * 1000));
@@ -218,6 +225,11 @@ void add_calibrate_command(CLI::App& app, int& exit_code, const std::string& bui
   o->build_type = build_type;
   CLI::App* c = app.add_subcommand("calibrate", "Calibrate the thresholds of the registered kernels on this machine");
   c->add_option("--library", o->library, "Only keys of this kernel library");
+  c->add_option("--device", o->device,
+                "Calibrate the keys of this device's kernels: cpu, or hip (on the first GPU; without one the run "
+                "stops and says why)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "hip"}));
   c->add_option("--kernel", o->kernels, "Only these kernels (repeatable: values OR)");
   c->add_option("--implementation", o->implementations, "Only these implementations (repeatable)");
   c->add_option("--element-type", o->element_types, "Only these element types, e.g. float (repeatable)");

@@ -11,6 +11,7 @@ namespace tunekit::cli {
 
 struct CalibrateOptions {
   std::string library;
+  std::string device = "cpu";  // "cpu" or "hip": the keys of which device
   std::vector<std::string> kernels;
   std::vector<std::string> implementations;
   std::vector<std::string> element_types;

@@ -10,6 +10,7 @@
 #include "tunekit/core/version.hpp"
 #include "tunekit/internal/json_text.hpp"
 #include "tunekit/platform/cpu_device.hpp"
+#include "tunekit/platform/hip_device.hpp"
 #include "tunekit/platform/power_policy.hpp"
 
 namespace tunekit::cli {
@@ -40,7 +41,7 @@ std::string khz_text(const std::optional<std::uint64_t>& khz) {
 }
 
 void print_text(const platform::CpuExecutionDescriptor& execution, const platform::PowerPolicy& power,
-                const platform::CpuDevice& device) {
+                const platform::CpuDevice& device, const platform::HipProbe& hip) {
   const platform::CpuDescriptor& cpu = execution.processor;
   fmt::print("tunekit {}\n\nprocessor\n", kVersion);
   fmt::print("  architecture       {}\n", text(cpu.architecture));
@@ -76,6 +77,37 @@ void print_text(const platform::CpuExecutionDescriptor& execution, const platfor
   fmt::print("  base frequency     {}\n", khz_text(power.base_frequency_khz));
   fmt::print("  max frequency      {}\n", khz_text(power.max_frequency_khz));
   fmt::print("\ndevices\n  {}  {}\n", device.signature(), device.name());
+  if (hip.devices.empty()) fmt::print("  hip: none: {}\n", hip.reason);
+  for (const platform::HipDeviceProperties& d : hip.devices) {
+    fmt::print("  {}  {}\n", platform::hip_device_signature(d), platform::describe_hip_device(d));
+    fmt::print("      target {}, L2 {} KiB, warp {}, {} MHz, HIP runtime {}, driver {}\n", d.target, d.l2_bytes / 1024,
+               d.warp_size, d.clock_mhz, d.runtime_version, d.driver_version);
+  }
+}
+
+nlohmann::json hip_json(const platform::HipProbe& hip) {
+  nlohmann::json out;
+  out["compiled"] = hip.compiled;
+  out["library"] = hip.library;
+  out["reason"] = hip.reason;
+  out["devices"] = nlohmann::json::array();
+  for (const platform::HipDeviceProperties& d : hip.devices) {
+    out["devices"].push_back({{"kind", "hip"},
+                              {"index", d.index},
+                              {"name", d.name},
+                              {"architecture", d.architecture},
+                              {"target", d.target},
+                              {"compute_units", d.compute_units},
+                              {"memory_bytes", d.memory_bytes},
+                              {"l2_bytes", d.l2_bytes},
+                              {"warp_size", d.warp_size},
+                              {"max_threads_per_block", d.max_threads_per_block},
+                              {"clock_mhz", d.clock_mhz},
+                              {"runtime_version", d.runtime_version},
+                              {"driver_version", d.driver_version},
+                              {"signature", platform::hip_device_signature(d)}});
+  }
+  return out;
 }
 
 int run_describe(const DescribeOptions& options) {
@@ -84,6 +116,7 @@ int run_describe(const DescribeOptions& options) {
   platform::CpuDevice device(platform::detect_execution_descriptor(requested));
   const platform::CpuExecutionDescriptor& execution = device.execution();
   const platform::PowerPolicy power = platform::detect_power_policy();
+  const platform::HipProbe hip = platform::probe_hip_devices();
   if (options.json) {
     nlohmann::json out;
     out["tunekit_version"] = kVersion;
@@ -92,9 +125,12 @@ int run_describe(const DescribeOptions& options) {
     out["power"] = to_json(power);
     out["devices"] = nlohmann::json::array(
         {{{"kind", "cpu"}, {"name", device.name()}, {"signature", device.signature()}}});
+    // The GPUs (also in "devices") and, when there are none, why.
+    out["hip"] = hip_json(hip);
+    for (const nlohmann::json& gpu : out["hip"]["devices"]) out["devices"].push_back(gpu);
     std::cout << internal::json_text(out, 2) << '\n';
   } else {
-    print_text(execution, power, device);
+    print_text(execution, power, device, hip);
   }
   return 0;
 }

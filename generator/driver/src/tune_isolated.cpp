@@ -53,6 +53,7 @@ std::vector<std::string> child_arguments(const std::string& executable, const st
   if (o.result_tolerance > 0) a.insert(a.end(), {"--result-tolerance", fmt::format("{}", o.result_tolerance)});
   if (o.workspace_limit >= 0) a.insert(a.end(), {"--workspace-limit", fmt::format("{}", o.workspace_limit)});
   for (const std::string& plugin : o.plugins) a.insert(a.end(), {"--plugin", plugin});
+  a.insert(a.end(), {"--device", o.device});
   return a;
 }
 

@@ -34,6 +34,10 @@ void add_measurement_options(CLI::App& app, TuneOptions& o) {
                  "more is refused before anything is allocated")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_option("--device", o.device,
+                 "Where the candidates run: cpu, or hip (hip:N for device N) with the GPU engines of a plugin "
+                 "(tunekit-hip); without a GPU the run stops and says why")
+      ->capture_default_str();
   app.add_option("--plugin", o.plugins,
                  "Engine plugin (shared library) whose engines are candidates too, repeatable; loaded after those "
                  "of TUNEKIT_ENGINE_PLUGIN_PATH");

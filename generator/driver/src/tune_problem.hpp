@@ -40,6 +40,7 @@ struct TuneOptions {
   bool replace = false;
   bool append = false;
   std::vector<std::string> shape_sets;  // names ("base", a set, "all"); empty: every shape
+  std::string device = "cpu";          // "cpu", "hip" or "hip:N": where candidates run
   std::vector<std::string> plugins;     // engine plugin files, after TUNEKIT_ENGINE_PLUGIN_PATH's
   bool json = false;
   // Shapes without a successful candidate are reported, and the exit code

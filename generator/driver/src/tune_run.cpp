@@ -104,7 +104,10 @@ TuneRun tune_graphs(const TuneOptions& options, const EngineRegistrations& engin
   }
   const bool child = options.isolated_candidate >= 0;
   Result<std::unique_ptr<TuneSession>> session = open_tune_session(options, engines);
-  if (!session.ok()) return refuse(kTuningFailure, session.error().message());
+  if (!session.ok()) {
+    return refuse(session.error().code() == ErrorCode::INVALID_VALUE ? kBadInput : kTuningFailure,
+                  session.error().message());
+  }
   graph::Handle& handle = *(*session)->handle;
 
   std::vector<Problem>& problems = run.problems;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -14,8 +15,40 @@
 #include "tunekit/graph/engine_plugin.hpp"
 #include "tunekit/graph/graph_buffers.hpp"
 #include "tunekit/graph/override_writer.hpp"
+#include "tunekit/platform/cpu_device.hpp"
+#include "tunekit/platform/hip_device.hpp"
 
 namespace tunekit::cli {
+
+namespace {
+
+// 0 for "hip", N for "hip:N"; nullopt for anything else.
+std::optional<int> hip_device_index(std::string_view name) {
+  if (name == "hip") return 0;
+  if (!name.starts_with("hip:")) return std::nullopt;
+  const std::string_view digits = name.substr(4);
+  int index = 0;
+  const auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9' || status != std::errc() ||
+      end != digits.data() + digits.size()) {
+    return std::nullopt;
+  }
+  return index;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<platform::Device>> open_device(const std::string& name) {
+  if (name == "cpu") return std::unique_ptr<platform::Device>(std::make_unique<platform::CpuDevice>());
+  const std::optional<int> index = hip_device_index(name);
+  if (!index) {
+    return Error(ErrorCode::INVALID_VALUE,
+                 fmt::format("--device: unknown device '{}' (cpu, hip or hip:N)", core::replace_invalid_utf8(name)));
+  }
+  Result<std::unique_ptr<platform::Device>> device = platform::open_hip_device(*index);
+  if (!device.ok()) return Error(device.error().code(), fmt::format("--device {}: {}", name, device.error().message()));
+  return device;
+}
 
 Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& options, const EngineRegistrations& engines) {
   auto registry = std::make_shared<graph::EngineRegistry>();
@@ -30,7 +63,10 @@ Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& option
     }
   }
   auto session = std::make_unique<TuneSession>();
-  Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(session->device, registry);
+  Result<std::unique_ptr<platform::Device>> device = open_device(options.device);
+  if (!device.ok()) return device.error();
+  session->device = std::move(device).value();
+  Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(*session->device, registry);
   if (!handle.ok()) return handle.error();
   session->handle = std::move(handle).value();
   return session;
@@ -38,17 +74,25 @@ Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& option
 
 namespace {
 
-// Zeroes every buffer, then fills float tensors with random values in [-1, 1).
-void fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers) {
+// Zeroes every buffer, then fills float tensors with random values in [-1, 1),
+// through the device's copies (a GPU's memory is not the host's).
+Error fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers, platform::Device& device) {
   std::mt19937 random(42);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (platform::DeviceBuffer& buffer : buffers.memory) std::memset(buffer.data(), 0, buffer.size());
+  std::vector<std::byte> zeros;
+  for (platform::DeviceBuffer& buffer : buffers.memory) {
+    zeros.assign(buffer.size(), std::byte{0});
+    TUNEKIT_RETURN_IF_ERROR(device.copy_to_device(buffer.data(), zeros.data(), buffer.size()));
+  }
+  std::vector<float> values;
   for (const graph::Tensor& t : og.tensors()) {
     if (t->get_is_virtual() || t->get_data_type() != DataType::FLOAT) continue;
-    float* data = static_cast<float*>(buffers.pack.at(t->get_uid()));
-    const std::int64_t count = t->span_elements().value();  // the graph is validated
-    for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(random);
+    values.resize(static_cast<std::size_t>(t->span_elements().value()));  // the graph is validated
+    for (float& value : values) value = uniform(random);
+    TUNEKIT_RETURN_IF_ERROR(
+        device.copy_to_device(buffers.pack.at(t->get_uid()), values.data(), values.size() * sizeof(float)));
   }
+  return Error::ok();
 }
 
 // Every applicable engine with the knob settings graph::engine_knob_sweep
@@ -108,7 +152,9 @@ void tune_in_process(Problem& p, graph::Graph& g, graph::Handle& handle, const g
     if (buffers.error().code() != ErrorCode::INVALID_VALUE) return fail(1, buffers.error().message());
     return fail(2, fmt::format("{} (--memory-budget {} MiB)", buffers.error().message(), options.memory_budget_mib));
   }
-  fill_inputs(g.operation_graph(), *buffers);
+  if (Error e = fill_inputs(g.operation_graph(), *buffers, handle.device()); e.is_bad()) {
+    return fail(1, "cannot write the inputs: " + e.message());
+  }
   Error tuned = g.autotune(&handle, buffers->pack, buffers->workspace, buffers->workspace_size, config, storage,
                            &p.results);
   if (tuned.is_bad()) {

@@ -1,6 +1,8 @@
 // The result check before timing: a reference engine's outputs on the
 // caller's inputs, and each candidate's compared with them by the
-// comparison calibration uses (core/element_compare.hpp).
+// comparison calibration uses (core/element_compare.hpp). On a device the
+// host cannot address, the reference runs on the CPU over host copies of the
+// inputs and each candidate's outputs are copied back.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,20 +12,22 @@
 #include "autotune_runner.hpp"
 #include "tunekit/core/element_compare.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/platform/cpu_device.hpp"
 
 namespace tunekit::graph::detail {
 namespace {
 
 // The engine whose results are the truth: the one asked for, or the first
 // registered reference engine that runs this graph; nullptr and why not.
-const Engine* choose_reference(const Graph::Impl& g, const AutotuneConfig& config, std::string& why_not) {
+const Engine* choose_reference(const Graph::Impl& g, const AutotuneConfig& config, const platform::Device& device,
+                               std::string& why_not) {
   if (config.reference_engine_id >= 0) {
     const Engine* engine = g.registry->find(config.reference_engine_id);
     if (engine == nullptr) {
       why_not = fmt::format("the reference engine id {} is not registered", config.reference_engine_id);
       return nullptr;
     }
-    if (Error applies = engine->check_applicable(g.operation_graph, *g.device); applies.is_bad()) {
+    if (Error applies = engine->check_applicable(g.operation_graph, device); applies.is_bad()) {
       why_not = fmt::format("the reference engine {} does not run this graph: {}", engine->descriptor().name,
                             applies.message());
       return nullptr;
@@ -32,7 +36,7 @@ const Engine* choose_reference(const Graph::Impl& g, const AutotuneConfig& confi
   }
   for (const auto& engine : g.registry->engines()) {
     if (!engine->descriptor().reference) continue;
-    if (engine->check_applicable(g.operation_graph, *g.device).is_good()) return engine.get();
+    if (engine->check_applicable(g.operation_graph, device).is_good()) return engine.get();
   }
   why_not = "no reference engine runs this graph";
   return nullptr;
@@ -43,11 +47,11 @@ const Engine* choose_reference(const Graph::Impl& g, const AutotuneConfig& confi
 ResultChecker::ResultChecker(Graph::Impl& g, const AutotuneRequest& request) : g_(g), request_(request) {
   if (!request.config.check_results) return;
   platform::Device& device = request.handle.device();
-  if (device.kind() != platform::DeviceKind::CPU) {
-    unavailable_ = fmt::format("the outputs live on a {} device", platform::to_string(device.kind()));
-    return;
-  }
-  const Engine* reference = choose_reference(g, request.config, unavailable_);
+  // A GPU's outputs are compared on the host: the reference runs on the CPU
+  // over copies of the inputs.
+  if (!device.host_addressable()) host_device_ = std::make_unique<platform::CpuDevice>();
+  platform::Device& reference_device = host_device_ ? *host_device_ : device;
+  const Engine* reference = choose_reference(g, request.config, reference_device, unavailable_);
   if (reference == nullptr) return;
   reference_name_ = reference->descriptor().name;
 
@@ -76,8 +80,13 @@ ResultChecker::ResultChecker(Graph::Impl& g, const AutotuneRequest& request) : g
   }
 
   ExecutionPlan plan = make_plan(reference, reference->descriptor().id, {}, 0);
-  if (Error compiled = compile_plan(plan, g.operation_graph, device); compiled.is_bad()) {
+  if (Error compiled = compile_plan(plan, g.operation_graph, reference_device); compiled.is_bad()) {
     unavailable_ = fmt::format("the reference engine {} did not compile: {}", reference_name_, plan.failure);
+    return;
+  }
+  if (host_device_) {
+    unavailable_ = run_reference_on_host(plan);
+    if (unavailable_.empty()) log::info("autotune: results are checked against the reference engine {} on the host", reference_name_);
     return;
   }
   Result<platform::DeviceBuffer> workspace = device.allocate(static_cast<std::size_t>(std::max<std::int64_t>(plan.workspace_size, 0)));
@@ -95,15 +104,57 @@ ResultChecker::ResultChecker(Graph::Impl& g, const AutotuneRequest& request) : g
     return;
   }
   for (Output& out : outputs_) {
-    const std::size_t size = static_cast<std::size_t>(out.elements) * core::size_of(out.type);
-    out.expected.resize(size);
-    std::memcpy(out.expected.data(), out.data, size);
+    out.expected.resize(out.bytes());
+    std::memcpy(out.expected.data(), out.data, out.bytes());
   }
   log::info("autotune: results are checked against the reference engine {}", reference_name_);
 }
 
-void ResultChecker::poison_outputs() {
-  for (Output& out : outputs_) core::poison_elements(out.type, out.data, out.elements);
+std::string ResultChecker::run_reference_on_host(ExecutionPlan& plan) {
+  platform::Device& device = request_.handle.device();
+  // Every non-virtual tensor of the pack, copied: the inputs as they are on the device.
+  std::vector<platform::DeviceBuffer> copies;
+  VariantPack host_pack;
+  for (const Tensor& tensor : g_.operation_graph.tensors()) {
+    if (tensor->get_is_virtual()) continue;
+    const auto found = request_.variant_pack.find(tensor->get_uid());
+    const Result<std::int64_t> bytes = tensor->span_bytes();
+    if (found == request_.variant_pack.end() || found->second == nullptr || !bytes.ok()) continue;
+    Result<platform::DeviceBuffer> copy = host_device_->allocate(static_cast<std::size_t>(*bytes));
+    if (!copy.ok()) return fmt::format("no host copy of tensor '{}': {}", tensor->get_name(), copy.error().message());
+    if (Error e = device.copy_to_host(copy->data(), found->second, static_cast<std::size_t>(*bytes)); e.is_bad()) {
+      return fmt::format("cannot copy tensor '{}' to the host: {}", tensor->get_name(), e.message());
+    }
+    host_pack[tensor->get_uid()] = copy->data();
+    copies.push_back(std::move(copy).value());
+  }
+  Result<platform::DeviceBuffer> workspace =
+      host_device_->allocate(static_cast<std::size_t>(std::max<std::int64_t>(plan.workspace_size, 0)));
+  Result<std::unique_ptr<platform::Stream>> stream = host_device_->create_stream();
+  if (!workspace.ok() || !stream.ok()) return fmt::format("no workspace or stream for the reference engine {}", reference_name_);
+  for (Output& out : outputs_) core::poison_elements(out.type, host_pack.at(out.uid), out.elements);
+  Error ran = execute_plan(plan, host_pack, workspace->data(), plan.workspace_size, **stream);
+  if (ran.is_bad()) return fmt::format("the reference engine {} failed: {}", reference_name_, ran.message());
+  for (Output& out : outputs_) {
+    out.expected.resize(out.bytes());
+    std::memcpy(out.expected.data(), host_pack.at(out.uid), out.bytes());
+    out.staged.resize(out.bytes());
+  }
+  return {};
+}
+
+std::string ResultChecker::poison_outputs() {
+  for (Output& out : outputs_) {
+    if (!host_device_) {
+      core::poison_elements(out.type, out.data, out.elements);
+      continue;
+    }
+    core::poison_elements(out.type, out.staged.data(), out.elements);
+    if (Error e = request_.handle.device().copy_to_device(out.data, out.staged.data(), out.bytes()); e.is_bad()) {
+      return fmt::format("cannot poison tensor '{}' on the device: {}", out.name, e.message());
+    }
+  }
+  return {};
 }
 
 std::string ResultChecker::check(ExecutionPlan& plan, AutotuneResult& result) {
@@ -112,7 +163,10 @@ std::string ResultChecker::check(ExecutionPlan& plan, AutotuneResult& result) {
     result.result_check = "not checked: " + unavailable_;
     return {};
   }
-  poison_outputs();
+  if (std::string failed = poison_outputs(); !failed.empty()) {
+    result.result_check = "not checked: " + failed;
+    return {};
+  }
   platform::Stream& stream = request_.handle.stream();
   Error ran = execute_plan(plan, request_.variant_pack, request_.workspace, plan.workspace_size, stream);
   if (ran.is_good()) ran = stream.synchronize();
@@ -122,11 +176,19 @@ std::string ResultChecker::check(ExecutionPlan& plan, AutotuneResult& result) {
     return {};
   }
   double largest = 0.0;
-  for (const Output& out : outputs_) {
+  for (Output& out : outputs_) {
+    const void* actual = out.data;
+    if (host_device_) {
+      if (Error e = request_.handle.device().copy_to_host(out.staged.data(), out.data, out.bytes()); e.is_bad()) {
+        result.result_check = fmt::format("not checked: cannot copy tensor '{}' to the host: {}", out.name, e.message());
+        return {};
+      }
+      actual = out.staged.data();
+    }
     const double tolerance =
         request_.config.result_tolerance > 0.0 ? request_.config.result_tolerance : core::engine_tolerance(out.type);
     const core::ElementComparison comparison =
-        core::compare_elements(out.type, out.expected.data(), out.data, out.elements, tolerance);
+        core::compare_elements(out.type, out.expected.data(), actual, out.elements, tolerance);
     largest = std::max(largest, comparison.largest_error);
     if (!comparison.agrees()) {
       result.result_error = comparison.largest_error;

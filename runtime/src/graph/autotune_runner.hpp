@@ -90,15 +90,25 @@ class ResultChecker {
     std::string name;
     DataType type = DataType::FLOAT;
     std::int64_t elements = 0;
-    void* data = nullptr;          // the caller's buffer
+    void* data = nullptr;             // the caller's buffer (on the device)
     std::vector<std::byte> expected;  // the reference's result
+    std::vector<std::byte> staged;    // a device result copied to the host
+    std::size_t bytes() const noexcept { return static_cast<std::size_t>(elements) * core::size_of(type); }
   };
-  void poison_outputs();
+  // The reference's run on host copies of the inputs, for a device the host
+  // cannot address (a GPU); "" or why it could not run.
+  std::string run_reference_on_host(ExecutionPlan& plan);
+  // Writes NaN into every output (through the device's copy when staged);
+  // "" or the copy's failure.
+  std::string poison_outputs();
   Graph::Impl& g_;
   const AutotuneRequest& request_;
   std::string reference_name_;
   std::string unavailable_;
   std::vector<Output> outputs_;
+  // Set when the device is not host-addressable: the reference runs on this
+  // CPU device and the candidates' outputs are copied back to compare.
+  std::unique_ptr<platform::Device> host_device_;
 };
 
 // Times one compiled plan: timed warm-up, device synchronization, then the

@@ -137,6 +137,30 @@ INSTANTIATE_TEST_SUITE_P(Strategies, AutotuneResultCheckStrategies,
                                            AutotuneStrategy::RACE),
                          [](const auto& info) { return std::string(measure::to_string(info.param)); });
 
+// On a GPU the outputs are not the host's to read: the reference runs on the
+// CPU over host copies of the inputs, each candidate's outputs are poisoned
+// and read back through the device's copies, and the verdicts are the same.
+TEST_F(AutotuneResultCheck, OnADeviceTheHostCannotAddressTheOutputsAreComparedThroughCopies) {
+  sim->host_addressable = false;
+  add_engines();
+  const std::vector<AutotuneResult> results = tune(AutotuneConfig{});
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].engine_name, "rounded");
+  EXPECT_EQ(results[1].engine_name, "right");
+  EXPECT_EQ(results[1].result_check.rfind("agrees with reference", 0), 0u) << results[1].result_check;
+  const AutotuneResult* wrong = find(results, kWrong);
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_FALSE(wrong->succeeded);
+  EXPECT_EQ(wrong->result_check, "wrong result against reference");
+  const AutotuneResult* forgetful = find(results, kForgetful);
+  ASSERT_NE(forgetful, nullptr);
+  EXPECT_FALSE(forgetful->succeeded) << "the poison written through the copy stayed in its output";
+  // Inputs and outputs copied to the host once for the reference, then per
+  // candidate one poisoning copy to the device and one copy back.
+  EXPECT_GE(sim->copies_to_host, 3 + 5);
+  EXPECT_GE(sim->copies_to_device, 5);
+}
+
 TEST_F(AutotuneResultCheck, TheReferenceChecksTheOthersWhenTheFilterLeavesItOut) {
   add_engines();
   AutotuneConfig config;

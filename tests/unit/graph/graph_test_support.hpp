@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +28,11 @@ struct Sim {
   double resolution_ms = 1.0 / 1024.0;
   std::vector<std::string> events;  // "exec:<plan>", "sync"
   int syncs = 0;
+  // false: the device plays a GPU (kind HIP, memory the host reaches only
+  // through the device's copies, which are counted).
+  bool host_addressable = true;
+  int copies_to_device = 0;
+  int copies_to_host = 0;
 };
 
 class ScriptedStream final : public platform::Stream {
@@ -57,7 +63,20 @@ class ScriptedTimer final : public platform::Timer {
 class ScriptedDevice final : public platform::Device {
  public:
   explicit ScriptedDevice(std::shared_ptr<Sim> sim) : sim_(std::move(sim)) {}
-  platform::DeviceKind kind() const override { return platform::DeviceKind::CPU; }
+  platform::DeviceKind kind() const override {
+    return sim_->host_addressable ? platform::DeviceKind::CPU : platform::DeviceKind::HIP;
+  }
+  bool host_addressable() const override { return sim_->host_addressable; }
+  Error copy_to_device(void* device_destination, const void* host_source, std::size_t bytes) override {
+    ++sim_->copies_to_device;
+    std::memcpy(device_destination, host_source, bytes);
+    return Error::ok();
+  }
+  Error copy_to_host(void* host_destination, const void* device_source, std::size_t bytes) override {
+    ++sim_->copies_to_host;
+    std::memcpy(host_destination, device_source, bytes);
+    return Error::ok();
+  }
   std::string name() const override { return "scripted"; }
   std::string signature() const override { return "scripted:0"; }
   Result<platform::DeviceBuffer> allocate(std::size_t bytes, std::size_t) override {
