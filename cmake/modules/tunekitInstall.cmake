@@ -28,6 +28,12 @@ _tunekit_export(tunekit_driver driver)
 _tunekit_export(tunekit_tool tunekit)
 _tunekit_export(tunekit_gen gen)
 
+# The GPU engine plugin, which programs load by its path (tunekit tune --device
+# hip --plugin <prefix>/lib/tunekit/libtunekit_hip_engines.so): installed, not exported.
+if(TARGET tunekit_hip_engines)
+  install(TARGETS tunekit_hip_engines LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/tunekit")
+endif()
+
 # Every folder below must be set: an empty one would read as "/" and install
 # every header of the file system.
 foreach(folder IN ITEMS TUNEKIT_RUNTIME_GENERATED_INCLUDE)

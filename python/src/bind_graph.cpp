@@ -30,7 +30,7 @@ void bind_graph(py::module_& m) {
       "tune",
       [](std::vector<std::string> graphs, std::string output, std::vector<std::string> shape_sets, std::string mode,
          std::string strategy, int iterations, double tie_band_percent, double confidence_percent, bool replace,
-         bool keep_unless_faster, bool check_results, double time_budget, std::vector<std::string> plugins,
+         bool keep_unless_faster, bool check_results, double time_budget, std::vector<std::string> plugins, std::string device,
          std::optional<std::function<void(const py::dict&)>> progress) {
         cli::TuneOptions options;
         options.graphs = std::move(graphs);
@@ -46,6 +46,7 @@ void bind_graph(py::module_& m) {
         options.no_result_check = !check_results;
         options.time_budget_s = time_budget;
         options.plugins = std::move(plugins);
+        options.device = std::move(device);
         options.json = true;
         options.program = "tunekit.tune";
         // Isolation restarts the running program, which here is the Python
@@ -81,7 +82,7 @@ void bind_graph(py::module_& m) {
       py::arg("mode") = "standard", py::arg("strategy") = "run_until_stable", py::arg("iterations") = 0,
       py::arg("tie_band_percent") = 2.0, py::arg("confidence_percent") = 95.0, py::arg("replace") = false,
       py::arg("keep_unless_faster") = false, py::arg("check_results") = true, py::arg("time_budget") = 0.0,
-      py::arg("plugins") = std::vector<std::string>{}, py::arg("progress") = py::none());
+      py::arg("plugins") = std::vector<std::string>{}, py::arg("device") = "cpu", py::arg("progress") = py::none());
 
   m.def(
       "report",

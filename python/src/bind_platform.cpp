@@ -1,5 +1,5 @@
-// tunekit.describe(): the processor, execution and power descriptors, in the
-// JSON form of `tunekit describe --json`.
+// tunekit.describe(): the processor, execution and power descriptors and the
+// GPUs (or why there are none), in the JSON form of `tunekit describe --json`.
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -18,11 +18,13 @@ void bind_platform(py::module_& m) {
         const platform::CpuExecutionDescriptor execution = platform::detect_execution_descriptor(threads);
         nlohmann::json out{{"processor", cli::to_json(execution.processor)},
                            {"execution", cli::to_json(execution)},
-                           {"power", cli::to_json(platform::detect_power_policy())}};
+                           {"power", cli::to_json(platform::detect_power_policy())},
+                           {"hip", cli::to_json(platform::probe_hip_devices())}};
         return to_python(out);
       },
       py::arg("threads") = py::none(),
-      "The processor, execution and power descriptors as a dict (threads: the requested thread count)");
+      "The processor, execution and power descriptors and the HIP probe as a dict (threads: the requested thread "
+      "count)");
 }
 
 }  // namespace tunekit::python

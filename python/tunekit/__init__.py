@@ -34,7 +34,8 @@ TuningError = _tunekit.TuningError
 def describe(threads=None):
     """The processor, execution and power descriptors of this machine, as
     `tunekit describe --json` gives them: a Record with `processor`,
-    `execution` and `power` (each also a dict through to_dict()). `threads`
+    `execution`, `power` and `hip` (the GPUs, or the reason there are none;
+    each also a dict through to_dict()). `threads`
     is the thread count asked for (the execution's effective threads are at
     most the CPUs this process may run on)."""
     return Record(_tunekit.describe(threads))

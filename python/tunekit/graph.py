@@ -62,10 +62,12 @@ class TuneResult(Record):
 
 def tune(graphs, output, shape_sets=(), mode="standard", strategy="run_until_stable", iterations=0,
          tie_band_percent=2.0, confidence_percent=95.0, replace=False, keep_unless_faster=False, check_results=True,
-         time_budget=0.0, plugins=(), progress=None):
+         time_budget=0.0, plugins=(), device="cpu", progress=None):
     """Autotunes every selected shape of the graph files (TOML) with every CPU
-    engine of this build and writes the winners to the engine-override file
-    `output`, as `tunekit tune` does with the same options. `progress(shape)`
+    engine of this build (and of `plugins`) and writes the winners to the
+    engine-override file `output`, as `tunekit tune` does with the same
+    options; `device` is "cpu", "hip" or "hip:N" (the GPU engines come from
+    the tunekit-hip plugin). `progress(shape)`
     is called with each TunedShape as it finishes. Raises tunekit.Error when
     nothing could be tuned (a graph file that does not parse, a bad option)."""
     def report(shape):
@@ -76,7 +78,8 @@ def tune(graphs, output, shape_sets=(), mode="standard", strategy="run_until_sta
                                     tie_band_percent=tie_band_percent, confidence_percent=confidence_percent,
                                     replace=replace, keep_unless_faster=keep_unless_faster,
                                     check_results=check_results, time_budget=time_budget,
-                                    plugins=[str(p) for p in plugins], progress=report if progress else None))
+                                    plugins=[str(p) for p in plugins], device=device,
+                                    progress=report if progress else None))
 
 
 def lookup_override(files, op, tensors, strides=None, criteria=None, any_device=False):

@@ -119,7 +119,7 @@ TEST_F(HipEngines, TheTiledWorkspaceIsTheSplitKPartialSums) {
 // CPU reference engines, on the GPU.
 TEST_F(HipEngines, AgreeWithTheCpuReferenceOnEverySampleGraph) {
   const platform::HipProbe probe = platform::probe_hip_devices();
-  if (probe.devices.empty()) GTEST_SKIP() << "no HIP device: " << probe.reason;
+  if (probe.devices.empty()) GTEST_SKIP() << probe.reason;
   Result<std::unique_ptr<platform::Device>> gpu = platform::open_hip_device(0);
   ASSERT_TRUE(gpu.ok()) << gpu.error().message();
   auto registry = std::make_shared<EngineRegistry>();

@@ -69,3 +69,14 @@ def test_the_report_page_from_python(tmp_path):
     garbage.write_text("[not a report\n")
     with pytest.raises(tunekit.Error, match="garbage.txt"):
         tunekit.report([garbage], output=tmp_path / "no.html")
+
+
+def test_tune_on_a_device_this_machine_lacks_raises_with_the_reason(tmp_path):
+    gpus = tunekit.describe().to_dict()["hip"]
+    if gpus["devices"]:
+        pytest.skip("this machine has a GPU: the no-device path is not taken")
+    with pytest.raises(tunekit.Error, match="--device hip: " + gpus["reason"]):
+        tunekit.tune([GRAPHS / "layernorm.toml"], output=tmp_path / "o.json", device="hip")
+    assert not (tmp_path / "o.json").exists()
+    with pytest.raises(tunekit.Error, match="unknown device 'gpu'"):
+        tunekit.tune([GRAPHS / "layernorm.toml"], output=tmp_path / "o.json", device="gpu")

@@ -85,31 +85,6 @@ void print_text(const platform::CpuExecutionDescriptor& execution, const platfor
   }
 }
 
-nlohmann::json hip_json(const platform::HipProbe& hip) {
-  nlohmann::json out;
-  out["compiled"] = hip.compiled;
-  out["library"] = hip.library;
-  out["reason"] = hip.reason;
-  out["devices"] = nlohmann::json::array();
-  for (const platform::HipDeviceProperties& d : hip.devices) {
-    out["devices"].push_back({{"kind", "hip"},
-                              {"index", d.index},
-                              {"name", d.name},
-                              {"architecture", d.architecture},
-                              {"target", d.target},
-                              {"compute_units", d.compute_units},
-                              {"memory_bytes", d.memory_bytes},
-                              {"l2_bytes", d.l2_bytes},
-                              {"warp_size", d.warp_size},
-                              {"max_threads_per_block", d.max_threads_per_block},
-                              {"clock_mhz", d.clock_mhz},
-                              {"runtime_version", d.runtime_version},
-                              {"driver_version", d.driver_version},
-                              {"signature", platform::hip_device_signature(d)}});
-  }
-  return out;
-}
-
 int run_describe(const DescribeOptions& options) {
   std::optional<std::uint32_t> requested;
   if (options.threads > 0) requested = options.threads;
@@ -126,7 +101,7 @@ int run_describe(const DescribeOptions& options) {
     out["devices"] = nlohmann::json::array(
         {{{"kind", "cpu"}, {"name", device.name()}, {"signature", device.signature()}}});
     // The GPUs (also in "devices") and, when there are none, why.
-    out["hip"] = hip_json(hip);
+    out["hip"] = to_json(hip);
     for (const nlohmann::json& gpu : out["hip"]["devices"]) out["devices"].push_back(gpu);
     std::cout << internal::json_text(out, 2) << '\n';
   } else {

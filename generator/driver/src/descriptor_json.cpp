@@ -65,4 +65,29 @@ nlohmann::json to_json(const platform::PowerPolicy& power) {
   return j;
 }
 
+nlohmann::json to_json(const platform::HipProbe& hip) {
+  nlohmann::json out;
+  out["compiled"] = hip.compiled;
+  out["library"] = hip.library;
+  out["reason"] = hip.reason;
+  out["devices"] = nlohmann::json::array();
+  for (const platform::HipDeviceProperties& d : hip.devices) {
+    out["devices"].push_back({{"kind", "hip"},
+                              {"index", d.index},
+                              {"name", d.name},
+                              {"architecture", d.architecture},
+                              {"target", d.target},
+                              {"compute_units", d.compute_units},
+                              {"memory_bytes", d.memory_bytes},
+                              {"l2_bytes", d.l2_bytes},
+                              {"warp_size", d.warp_size},
+                              {"max_threads_per_block", d.max_threads_per_block},
+                              {"clock_mhz", d.clock_mhz},
+                              {"runtime_version", d.runtime_version},
+                              {"driver_version", d.driver_version},
+                              {"signature", platform::hip_device_signature(d)}});
+  }
+  return out;
+}
+
 }  // namespace tunekit::cli

@@ -65,8 +65,10 @@ RuntimeLibrary load() {
 std::string RuntimeLibrary::describe(hipError_t status) const {
   const char* name = GetErrorName ? GetErrorName(status) : nullptr;
   const char* text = GetErrorString ? GetErrorString(status) : nullptr;
-  return fmt::format("{} ({})", name ? name : fmt::format("HIP error {}", static_cast<int>(status)),
-                     text ? text : "no description");
+  const std::string named = name ? name : fmt::format("HIP error {}", static_cast<int>(status));
+  // Some runtimes describe an error by its name alone.
+  if (text == nullptr || named == text) return named;
+  return fmt::format("{} ({})", named, text);
 }
 
 const RuntimeLibrary& runtime_library() {

@@ -94,7 +94,7 @@ TEST(HipDevice, BuiltWithHipLoadsTheRuntimeOfItsMajorVersion) {
 // The device's copies, memory and timer, on a GPU.
 TEST(HipDevice, CopiesRoundTripAndEventsTimeOnTheGpu) {
   const HipProbe probe = probe_hip_devices();
-  if (probe.devices.empty()) GTEST_SKIP() << "no HIP device: " << probe.reason;
+  if (probe.devices.empty()) GTEST_SKIP() << probe.reason;
   Result<std::unique_ptr<Device>> opened = open_hip_device(0);
   ASSERT_TRUE(opened.ok()) << opened.error().describe();
   Device& device = **opened;
