@@ -27,6 +27,21 @@ _tunekit_export(tunekit_codegen codegen)
 _tunekit_export(tunekit_driver driver)
 _tunekit_export(tunekit_tool tunekit)
 _tunekit_export(tunekit_gen gen)
+# The CPU engine providers: tunekit::cpu_engines (register_cpu_engines) and
+# one library per provider that was built; the package finds their libraries
+# again (TUNEKIT_ENGINE_PROVIDERS in tunekitConfig.cmake).
+_tunekit_export(tunekit_cpu_engines cpu_engines)
+set(TUNEKIT_ENGINE_PROVIDERS "")
+foreach(provider IN ITEMS tunekit openblas blis onednn libxsmm)
+  if(TARGET tunekit_engines_${provider})
+    _tunekit_export(tunekit_engines_${provider} engines_${provider})
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/kernels/cpu/engines/${provider}/include/"
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+    list(APPEND TUNEKIT_ENGINE_PROVIDERS ${provider})
+  endif()
+endforeach()
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/kernels/cpu/engines/all/include/"
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 
 # The GPU engine plugin, which programs load by its path (tunekit tune --device
 # hip --plugin <prefix>/lib/tunekit/libtunekit_hip_engines.so): installed, not exported.

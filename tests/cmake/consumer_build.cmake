@@ -154,7 +154,8 @@ expect("${report_text}" "\"build_type\": \"${BUILD_TYPE}\"" "the build type in t
 run(app "${build}/consumer_app")
 message(STATUS "consumer_app:\n${app}")
 expect("${app}" "saxpy float: [^\n]*\\(source: exact_processor" "the calibrated values of this processor")
-expect("${app}" "selected engine: consumer_matmul_[^\n]*from override entry [0-9]+ of embedded:consumer_overrides.json" "the engine the embedded tuned override selected")
+expect("${app}" "with consumer engines: selected engine: consumer_matmul_[^\n]*from override entry [0-9]+ of embedded:consumer_overrides.json" "the engine the embedded tuned override selected")
+expect("${app}" "with tunekit's CPU engines: selected engine: CPU_MATMUL_" "a matmul on tunekit::cpu_engines")
 expect_not("${app}" "MISMATCH|mismatch" "a wrong result")
 
 message(STATUS "second build: nothing to do")

@@ -80,7 +80,8 @@ int fail(const std::string& step, const Error& e) {
 
 }  // namespace
 
-int check_matmul_graph(const std::filesystem::path& graph_file) {
+int check_matmul_graph(const std::filesystem::path& graph_file, std::string_view engines_name,
+                       RegisterEngines register_engines) {
   tunekit::Result<graph::GraphFile> file = graph::read_graph_file(graph_file);
   if (!file.ok()) return fail("reading", file.error());
   tunekit::Result<graph::Graph> made = graph::make_graph(*file);
@@ -88,7 +89,7 @@ int check_matmul_graph(const std::filesystem::path& graph_file) {
   graph::Graph& g = *made;
 
   auto registry = std::make_shared<graph::EngineRegistry>();
-  if (Error e = consumer::register_engines(*registry); e.is_bad()) return fail("registering the engines", e);
+  if (Error e = register_engines(*registry); e.is_bad()) return fail("registering the engines", e);
   tunekit::platform::CpuDevice device;
   tunekit::Result<std::unique_ptr<graph::Handle>> handle = graph::Handle::create(device, registry);
   if (!handle.ok()) return fail("creating the handle", handle.error());
@@ -102,8 +103,9 @@ int check_matmul_graph(const std::filesystem::path& graph_file) {
   std::string plan_name;
   if (Error e = g.get_plan_name_at_index(selected, plan_name); e.is_bad()) return fail("naming the plan", e);
   const std::string engine = plan_name.substr(0, plan_name.find('['));
-  fmt::print("graph {}: selected engine: {} (from {})\n", file->name.empty() ? graph_file.string() : file->name,
-             plan_name, selection_origin(g, *registry, device, engine));
+  fmt::print("graph {} with {}: selected engine: {} (from {})\n",
+             file->name.empty() ? graph_file.string() : file->name, engines_name, plan_name,
+             selection_origin(g, *registry, device, engine));
 
   tunekit::Result<graph::GraphBuffers> buffers =
       graph::allocate_graph_buffers(g.operation_graph(), device, workspace, kMemoryBudget);
