@@ -20,6 +20,7 @@
 #include "tunekit/graph/graph_file.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 #include "tunekit/platform/hip_device.hpp"
+#include "tunekit/tuning/tuning_spec.hpp"
 
 namespace tunekit::graph {
 namespace {
@@ -113,6 +114,27 @@ TEST_F(HipEngines, TheTiledWorkspaceIsTheSplitKPartialSums) {
   ASSERT_FALSE(too_big.ok());
   EXPECT_EQ(too_big.error().code(), ErrorCode::NOT_SUPPORTED);
   EXPECT_NE(too_big.error().message().find("128x128x8 tile, 64 threads"), std::string::npos) << too_big.error().message();
+}
+
+// The launch parameters are declared for the device "hip" in
+// kernels/hip/tuning.toml, and the engines' knob defaults are its defaults.
+TEST_F(HipEngines, KnobDefaultsAreTheTuningSpecsPortableDefaults) {
+  Result<tuning::TuningSpec> spec = tuning::ReadTuningSpec(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "kernels/hip/tuning.toml");
+  ASSERT_TRUE(spec.ok()) << spec.error().message();
+  EXPECT_EQ(spec->library, "tunekit_hip");
+  const std::map<std::string, std::int64_t> engine_of = {
+      {"hip_matmul", 1001}, {"hip_pointwise", 1010}, {"hip_reduction", 1020}};
+  ASSERT_EQ(spec->implementations.size(), engine_of.size());
+  for (const tuning::TuningSpecImplementation& implementation : spec->implementations) {
+    EXPECT_EQ(implementation.device, platform::DeviceKind::HIP) << implementation.name;
+    const EngineDescriptor& engine = registry_->find(engine_of.at(implementation.name))->descriptor();
+    for (const tuning::TuningSpecParameter& parameter : implementation.parameters) {
+      const Knob* knob = engine.find_knob(parameter.member);
+      ASSERT_NE(knob, nullptr) << engine.name << " has no knob " << parameter.member;
+      EXPECT_EQ(knob->default_value, parameter.spec.portable_default) << engine.name << " " << parameter.member;
+    }
+  }
+  for (const tuning::KernelTuningKey& key : spec->keys()) EXPECT_EQ(key.device, platform::DeviceKind::HIP);
 }
 
 // Every engine that applies, on every sample graph's shape sets, against the

@@ -12,6 +12,7 @@
 #include "hip_engine_support.hpp"
 #include "hip_kernels.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
+#include "tunekit/hip/tuning_defaults.hpp"
 
 namespace tunekit::hip_engines {
 namespace {
@@ -58,13 +59,16 @@ MatmulArgs shape_only(const MatmulPattern& p) {
   return args;
 }
 
+// The portable defaults of kernels/hip/tuning.toml.
+const hip::HipMatmulTuning kDefaults{};
+
 MatmulTile tile_of(const KnobValues& knobs) {
   MatmulTile tile;
-  tile.tile_m = static_cast<int>(knobs.get_int("tile_m", 64));
-  tile.tile_n = static_cast<int>(knobs.get_int("tile_n", 64));
-  tile.tile_k = static_cast<int>(knobs.get_int("tile_k", 16));
-  tile.threads_per_block = static_cast<int>(knobs.get_int("threads_per_block", 256));
-  tile.split_k = static_cast<int>(knobs.get_int("split_k", 1));
+  tile.tile_m = static_cast<int>(knobs.get_int("tile_m", kDefaults.tile_m));
+  tile.tile_n = static_cast<int>(knobs.get_int("tile_n", kDefaults.tile_n));
+  tile.tile_k = static_cast<int>(knobs.get_int("tile_k", kDefaults.tile_k));
+  tile.threads_per_block = static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block));
+  tile.split_k = static_cast<int>(knobs.get_int("split_k", kDefaults.split_k));
   return tile;
 }
 
@@ -155,11 +159,11 @@ class TiledEngine final : public MatmulEngineBase {
       : MatmulEngineBase(
             {kMatmulTiledEngine,
              "HIP_MATMUL_TUNEKIT_TILED",
-             {choice_knob("tile_m", 64, {32, 64, 128}, "rows of C per block"),
-              choice_knob("tile_n", 64, {32, 64, 128}, "columns of C per block"),
-              choice_knob("tile_k", 16, {8, 16}, "depth of the shared-memory tiles of A and B per step"),
-              choice_knob("threads_per_block", 256, {64, 128, 256}, "threads of a block"),
-              choice_knob("split_k", 1, {1, 2, 4, 8},
+             {choice_knob("tile_m", kDefaults.tile_m, {32, 64, 128}, "rows of C per block"),
+              choice_knob("tile_n", kDefaults.tile_n, {32, 64, 128}, "columns of C per block"),
+              choice_knob("tile_k", kDefaults.tile_k, {8, 16}, "depth of the shared-memory tiles of A and B per step"),
+              choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256}, "threads of a block"),
+              choice_knob("split_k", kDefaults.split_k, {1, 2, 4, 8},
                           "blocks sharing one tile's depth; their partial sums are added in the workspace")},
              100,
              "matmul on the GPU in shared-memory tiles, each thread accumulating its elements of the tile in "

@@ -5,6 +5,7 @@
 #include "hip_engine_support.hpp"
 #include "hip_kernels.hpp"
 #include "tunekit/engines/pointwise_pattern.hpp"
+#include "tunekit/hip/tuning_defaults.hpp"
 
 namespace tunekit::hip_engines {
 namespace {
@@ -15,6 +16,9 @@ using graph::ExecutionKernel;
 using graph::KnobValues;
 using graph::OperationGraph;
 using hip_kernels::PointwiseProgram;
+
+// The portable defaults of kernels/hip/tuning.toml.
+const hip::HipPointwiseTuning kDefaults{};
 
 hip_kernels::PointwiseOp to_kernel(graph::PointwiseMode mode) {
   using graph::PointwiseMode;
@@ -106,16 +110,17 @@ class PointwiseEngine final : public graph::Engine {
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
     return std::unique_ptr<ExecutionKernel>(new PointwiseKernel(*match(graph),
-                                                                static_cast<int>(knobs.get_int("threads_per_block", 256)),
-                                                                static_cast<int>(knobs.get_int("items_per_thread", 4))));
+                                                                static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block)),
+                                                                static_cast<int>(knobs.get_int("items_per_thread", kDefaults.items_per_thread))));
   }
 
  private:
   graph::EngineDescriptor descriptor_{
       kPointwiseEngine,
       "HIP_POINTWISE_TUNEKIT",
-      {choice_knob("threads_per_block", 256, {64, 128, 256, 512, 1024}, "threads of a block"),
-       choice_knob("items_per_thread", 4, {1, 2, 4, 8}, "elements each thread handles, a block's width apart")},
+      {choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024}, "threads of a block"),
+       choice_knob("items_per_thread", kDefaults.items_per_thread, {1, 2, 4, 8},
+                   "elements each thread handles, a block's width apart")},
       100,
       "pointwise operations on the GPU in one pass: intermediate results stay in registers"};
 };

@@ -5,6 +5,7 @@
 #include "hip_engine_support.hpp"
 #include "hip_kernels.hpp"
 #include "tunekit/engines/reduction_pattern.hpp"
+#include "tunekit/hip/tuning_defaults.hpp"
 
 namespace tunekit::hip_engines {
 namespace {
@@ -14,6 +15,9 @@ using graph::ExecutionArguments;
 using graph::ExecutionKernel;
 using graph::KnobValues;
 using graph::OperationGraph;
+
+// The portable defaults of kernels/hip/tuning.toml.
+const hip::HipReductionTuning kDefaults{};
 
 hip_kernels::ReductionOp to_kernel(graph::ReductionMode mode) {
   using graph::ReductionMode;
@@ -67,14 +71,14 @@ class ReductionEngine final : public graph::Engine {
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
     return std::unique_ptr<ExecutionKernel>(
-        new ReductionKernel(*engines::match_reduction(graph), static_cast<int>(knobs.get_int("threads_per_block", 256))));
+        new ReductionKernel(*engines::match_reduction(graph), static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block))));
   }
 
  private:
   graph::EngineDescriptor descriptor_{
       kReductionEngine,
       "HIP_REDUCTION_TUNEKIT",
-      {choice_knob("threads_per_block", 256, {64, 128, 256, 512, 1024},
+      {choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
                    "threads of a block: a block reduces one row when the reduced elements are contiguous")},
       100,
       "reductions on the GPU: a block per row through shared memory, or a thread per output element"};
