@@ -60,13 +60,20 @@ class HipEngines : public ::testing::Test {
 
 TEST_F(HipEngines, RegisterWithStableIdsNamesAndTheirLibraryVersion) {
   const std::map<std::int64_t, std::string> expected = {
-      {1000, "HIP_MATMUL_TUNEKIT_NAIVE"}, {1001, "HIP_MATMUL_TUNEKIT_TILED"},      {1002, "HIP_MATMUL_FIND"},
-      {1010, "HIP_POINTWISE_TUNEKIT"},    {1020, "HIP_REDUCTION_TUNEKIT"}, {1030, "HIP_CONV_TUNEKIT_IMPLICIT_GEMM"}};
+      {1000, "HIP_MATMUL_TUNEKIT_NAIVE"}, {1001, "HIP_MATMUL_TUNEKIT_TILED"}, {1002, "HIP_MATMUL_FIND"},
+      {1010, "HIP_POINTWISE_TUNEKIT"},    {1020, "HIP_REDUCTION_TUNEKIT"},    {1030, "HIP_CONV_TUNEKIT_IMPLICIT_GEMM"}};
   for (const auto& [id, name] : expected) {
     const Engine* engine = registry_->find(id);
     ASSERT_NE(engine, nullptr) << id;
     EXPECT_EQ(engine->descriptor().name, name);
   }
+  // An override tuned against these kernels misses on another HIP version or architecture list.
+  const EngineOrigin* origin = registry_->origin(1001);
+  ASSERT_NE(origin, nullptr);
+  EXPECT_EQ(origin->provider, "tunekit-hip");
+  EXPECT_EQ(origin->catalogue_version.rfind("tunekit-hip-1 hip-", 0), 0u) << origin->catalogue_version;
+  EXPECT_NE(origin->catalogue_version.find(TUNEKIT_HIP_ARCHITECTURES_TEXT), std::string::npos)
+      << origin->catalogue_version;
   EXPECT_TRUE(registry_->find(1002)->descriptor().supports_exhaustive());
   EXPECT_FALSE(registry_->find(1001)->descriptor().supports_exhaustive());
   const Knob* split = registry_->find(1001)->descriptor().find_knob("split_k");
@@ -100,8 +107,8 @@ TEST_F(HipEngines, TheTiledWorkspaceIsTheSplitKPartialSums) {
   const std::int64_t m = c[c.size() - 2], n = c[c.size() - 1];
   const Engine& tiled = *registry_->find(1001);
   auto knobs = [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t threads, std::int64_t split) {
-    return tiled.descriptor().resolve({{"tile_m", tm}, {"tile_n", tn}, {"tile_k", tk}, {"threads_per_block", threads},
-                                       {"split_k", split}});
+    return tiled.descriptor().resolve(
+        {{"tile_m", tm}, {"tile_n", tn}, {"tile_k", tk}, {"threads_per_block", threads}, {"split_k", split}});
   };
   Result<std::int64_t> plain = tiled.estimate_workspace(og, knobs(64, 64, 16, 256, 1));
   ASSERT_TRUE(plain.ok()) << plain.error().message();
@@ -113,13 +120,15 @@ TEST_F(HipEngines, TheTiledWorkspaceIsTheSplitKPartialSums) {
   Result<std::int64_t> too_big = tiled.estimate_workspace(og, knobs(128, 128, 8, 64, 1));
   ASSERT_FALSE(too_big.ok());
   EXPECT_EQ(too_big.error().code(), ErrorCode::NOT_SUPPORTED);
-  EXPECT_NE(too_big.error().message().find("128x128x8 tile, 64 threads"), std::string::npos) << too_big.error().message();
+  EXPECT_NE(too_big.error().message().find("128x128x8 tile, 64 threads"), std::string::npos)
+      << too_big.error().message();
 }
 
 // The launch parameters are declared for the device "hip" in
 // kernels/hip/tuning.toml, and the engines' knob defaults are its defaults.
 TEST_F(HipEngines, KnobDefaultsAreTheTuningSpecsPortableDefaults) {
-  Result<tuning::TuningSpec> spec = tuning::ReadTuningSpec(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "kernels/hip/tuning.toml");
+  Result<tuning::TuningSpec> spec =
+      tuning::ReadTuningSpec(std::filesystem::path(TUNEKIT_SOURCE_DIR) / "kernels/hip/tuning.toml");
   ASSERT_TRUE(spec.ok()) << spec.error().message();
   EXPECT_EQ(spec->library, "tunekit_hip");
   const std::map<std::string, std::int64_t> engine_of = {
@@ -173,7 +182,8 @@ TEST_F(HipEngines, AgreeWithTheCpuReferenceOnEverySampleGraph) {
         for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(random);
         ASSERT_TRUE((*gpu)->copy_to_device(device->pack.at(t->get_uid()), data, count * sizeof(float)).is_good());
       }
-      Graph reference = std::move(make_graph(*file, file->shape_sets.empty() ? std::nullopt : std::optional(set))).value();
+      Graph reference =
+          std::move(make_graph(*file, file->shape_sets.empty() ? std::nullopt : std::optional(set))).value();
       ASSERT_TRUE(reference.build_operation_graph(cpu_handle.get()).is_good());
       const Engine* oracle = nullptr;
       for (const auto& engine : registry->engines()) {
@@ -189,7 +199,8 @@ TEST_F(HipEngines, AgreeWithTheCpuReferenceOnEverySampleGraph) {
       ASSERT_TRUE(reference.execute(cpu_handle.get(), host->pack, host_workspace.data()).is_good());
       for (std::int64_t id : kHipEngines) {
         if (registry->find(id)->check_applicable(og, **gpu).is_bad()) continue;
-        Graph candidate = std::move(make_graph(*file, file->shape_sets.empty() ? std::nullopt : std::optional(set))).value();
+        Graph candidate =
+            std::move(make_graph(*file, file->shape_sets.empty() ? std::nullopt : std::optional(set))).value();
         ASSERT_TRUE(candidate.build_operation_graph(gpu_handle.get()).is_good());
         ASSERT_TRUE(candidate.create_execution_plan_ext(id, {}).is_good());
         ASSERT_TRUE(candidate.build_plans(BuildPlanPolicy::ALL).is_good());
@@ -203,12 +214,14 @@ TEST_F(HipEngines, AgreeWithTheCpuReferenceOnEverySampleGraph) {
             if (tensor->get_is_virtual()) continue;
             const std::int64_t count = tensor->span_elements().value();
             std::vector<float> back(static_cast<std::size_t>(count));
-            ASSERT_TRUE((*gpu)->copy_to_host(back.data(), device->pack.at(tensor->get_uid()), count * sizeof(float)).is_good());
+            ASSERT_TRUE(
+                (*gpu)->copy_to_host(back.data(), device->pack.at(tensor->get_uid()), count * sizeof(float)).is_good());
             const core::ElementComparison comparison =
                 core::compare_elements(DataType::FLOAT, host->pack.at(tensor->get_uid()), back.data(), count,
                                        core::engine_tolerance(DataType::FLOAT));
-            EXPECT_TRUE(comparison.agrees()) << entry.path().filename() << " set " << set << " engine " << id << ": "
-                                             << core::describe_mismatch(comparison, core::engine_tolerance(DataType::FLOAT));
+            EXPECT_TRUE(comparison.agrees())
+                << entry.path().filename() << " set " << set << " engine " << id << ": "
+                << core::describe_mismatch(comparison, core::engine_tolerance(DataType::FLOAT));
           }
         }
         ++checked;

@@ -53,7 +53,8 @@ __global__ __launch_bounds__(THREADS) void conv_kernel(ConvArgs g) {
       const int kk = e / TN, nn = e % TN;
       const std::int64_t channel = channel0 + nn, d = d0 + kk;
       // KCRS: the depth index (c, r, s) of a group's filter is contiguous.
-      w_tile[kk][nn] = channel < k_per_group && d < depth ? g.filter[(group * k_per_group + channel) * depth + d] : 0.0f;
+      w_tile[kk][nn] =
+          channel < k_per_group && d < depth ? g.filter[(group * k_per_group + channel) * depth + d] : 0.0f;
     }
     __syncthreads();
 #pragma unroll
@@ -84,7 +85,8 @@ struct ConvEntry {
   ConvKernel kernel;
 };
 
-#define TUNEKIT_CONV_TILE(TM, TN, TK, T) ConvEntry{TM, TN, TK, T, &conv_kernel<TM, TN, TK, T>}
+#define TUNEKIT_CONV_TILE(TM, TN, TK, T) \
+  ConvEntry { TM, TN, TK, T, &conv_kernel<TM, TN, TK, T> }
 // Pixel tiles taller than channel tiles: ResNet layers have far more pixels than channels.
 const ConvEntry kConvTiles[] = {
     TUNEKIT_CONV_TILE(64, 32, 8, 128),   TUNEKIT_CONV_TILE(64, 32, 16, 128), TUNEKIT_CONV_TILE(64, 64, 8, 256),

@@ -9,33 +9,54 @@ namespace tunekit::hip_kernels::device {
 
 __device__ inline float activate(Activation activation, float x) {
   switch (activation) {
-    case Activation::NONE: return x;
-    case Activation::RELU: return x > 0.0f ? x : 0.0f;
-    case Activation::GELU: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-    case Activation::SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case Activation::TANH: return tanhf(x);
+    case Activation::NONE:
+      return x;
+    case Activation::RELU:
+      return x > 0.0f ? x : 0.0f;
+    case Activation::GELU:
+      return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case Activation::SIGMOID:
+      return 1.0f / (1.0f + expf(-x));
+    case Activation::TANH:
+      return tanhf(x);
   }
   return x;
 }
 
 __device__ inline float apply(PointwiseOp op, float a, float b) {
   switch (op) {
-    case PointwiseOp::IDENTITY: return a;
-    case PointwiseOp::NEG: return -a;
-    case PointwiseOp::ABS: return fabsf(a);
-    case PointwiseOp::EXP: return expf(a);
-    case PointwiseOp::LOG: return logf(a);
-    case PointwiseOp::SQRT: return sqrtf(a);
-    case PointwiseOp::RELU: return a > 0.0f ? a : 0.0f;
-    case PointwiseOp::SIGMOID: return 1.0f / (1.0f + expf(-a));
-    case PointwiseOp::TANH: return tanhf(a);
-    case PointwiseOp::GELU: return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f));
-    case PointwiseOp::ADD: return a + b;
-    case PointwiseOp::SUB: return a - b;
-    case PointwiseOp::MUL: return a * b;
-    case PointwiseOp::DIV: return a / b;
-    case PointwiseOp::MAX: return fmaxf(a, b);
-    case PointwiseOp::MIN: return fminf(a, b);
+    case PointwiseOp::IDENTITY:
+      return a;
+    case PointwiseOp::NEG:
+      return -a;
+    case PointwiseOp::ABS:
+      return fabsf(a);
+    case PointwiseOp::EXP:
+      return expf(a);
+    case PointwiseOp::LOG:
+      return logf(a);
+    case PointwiseOp::SQRT:
+      return sqrtf(a);
+    case PointwiseOp::RELU:
+      return a > 0.0f ? a : 0.0f;
+    case PointwiseOp::SIGMOID:
+      return 1.0f / (1.0f + expf(-a));
+    case PointwiseOp::TANH:
+      return tanhf(a);
+    case PointwiseOp::GELU:
+      return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f));
+    case PointwiseOp::ADD:
+      return a + b;
+    case PointwiseOp::SUB:
+      return a - b;
+    case PointwiseOp::MUL:
+      return a * b;
+    case PointwiseOp::DIV:
+      return a / b;
+    case PointwiseOp::MAX:
+      return fmaxf(a, b);
+    case PointwiseOp::MIN:
+      return fminf(a, b);
   }
   return a;
 }

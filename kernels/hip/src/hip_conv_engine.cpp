@@ -26,7 +26,8 @@ graph::Knob tile_knob() {
   graph::Knob knob;
   knob.id = "tile";
   knob.type = graph::KnobType::STRING;
-  for (int i = 0; i < hip_kernels::conv_tile_count(); ++i) knob.allowed_values.emplace_back(tile_name(hip_kernels::conv_tile(i)));
+  for (int i = 0; i < hip_kernels::conv_tile_count(); ++i)
+    knob.allowed_values.emplace_back(tile_name(hip_kernels::conv_tile(i)));
   knob.default_value = std::string("64x64x8/256");
   knob.description = "output pixels x output channels x reduction depth of a block's tile / threads of the block";
   return knob;

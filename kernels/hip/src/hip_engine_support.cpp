@@ -20,15 +20,4 @@ Error launch_status(int status, std::string_view what) {
 
 void* native_stream(const graph::ExecutionArguments& arguments) { return arguments.stream.native_handle(); }
 
-graph::Knob choice_knob(std::string id, std::int64_t default_value, std::vector<std::int64_t> allowed,
-                        std::string description) {
-  graph::Knob knob;
-  knob.id = std::move(id);
-  knob.type = graph::KnobType::INT;
-  knob.default_value = default_value;
-  for (std::int64_t value : allowed) knob.allowed_values.emplace_back(value);
-  knob.description = std::move(description);
-  return knob;
-}
-
 }  // namespace tunekit::hip_engines

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/engine.hpp"
 
 namespace tunekit::hip_engines {
@@ -27,9 +28,8 @@ Error launch_status(int status, std::string_view what);
 // The HIP stream the arguments name (the handle's stream).
 void* native_stream(const graph::ExecutionArguments& arguments);
 
-// An INT knob whose value must be one of `allowed`.
-graph::Knob choice_knob(std::string id, std::int64_t default_value, std::vector<std::int64_t> allowed,
-                        std::string description);
+// An INT knob whose value must be one of `allowed` (the CPU engines' helper).
+using engines::int_choice_knob;
 
 // Every engine of the GPU provider.
 std::vector<std::shared_ptr<const graph::Engine>> matmul_engines();

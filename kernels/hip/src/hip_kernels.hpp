@@ -55,7 +55,22 @@ int matmul_tiled(const MatmulArgs& args, const MatmulTile& tile, float* workspac
 inline constexpr int kMaxPointwiseTensors = 12;
 inline constexpr int kMaxPointwiseSteps = 10;
 enum class PointwiseOp : int {
-  IDENTITY, NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, GELU, ADD, SUB, MUL, DIV, MAX, MIN
+  IDENTITY,
+  NEG,
+  ABS,
+  EXP,
+  LOG,
+  SQRT,
+  RELU,
+  SIGMOID,
+  TANH,
+  GELU,
+  ADD,
+  SUB,
+  MUL,
+  DIV,
+  MAX,
+  MIN
 };
 struct PointwiseProgram {
   std::int64_t elements = 0;

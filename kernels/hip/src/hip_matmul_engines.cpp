@@ -28,11 +28,16 @@ using hip_kernels::MatmulTile;
 
 hip_kernels::Activation to_kernel(engines::Activation activation) {
   switch (activation) {
-    case engines::Activation::NONE: return hip_kernels::Activation::NONE;
-    case engines::Activation::RELU: return hip_kernels::Activation::RELU;
-    case engines::Activation::GELU: return hip_kernels::Activation::GELU;
-    case engines::Activation::SIGMOID: return hip_kernels::Activation::SIGMOID;
-    case engines::Activation::TANH: return hip_kernels::Activation::TANH;
+    case engines::Activation::NONE:
+      return hip_kernels::Activation::NONE;
+    case engines::Activation::RELU:
+      return hip_kernels::Activation::RELU;
+    case engines::Activation::GELU:
+      return hip_kernels::Activation::GELU;
+    case engines::Activation::SIGMOID:
+      return hip_kernels::Activation::SIGMOID;
+    case engines::Activation::TANH:
+      return hip_kernels::Activation::TANH;
   }
   return hip_kernels::Activation::NONE;
 }
@@ -49,7 +54,8 @@ Result<MatmulArgs> arguments(const MatmulPattern& p, const graph::VariantPack& p
   args.bias = buffers->bias;
   args.activation = to_kernel(p.activation);
   args.batch = p.batch;
-  args.a_batch_stride = p.a_batch_stride, args.b_batch_stride = p.b_batch_stride, args.c_batch_stride = p.c_batch_stride;
+  args.a_batch_stride = p.a_batch_stride, args.b_batch_stride = p.b_batch_stride,
+  args.c_batch_stride = p.c_batch_stride;
   return args;
 }
 
@@ -79,9 +85,9 @@ std::string describe(const MatmulTile& t) {
 
 Error check_tile(const MatmulTile& tile) {
   if (hip_kernels::matmul_tile_compiled(tile)) return Error::ok();
-  return {ErrorCode::NOT_SUPPORTED,
-          fmt::format("no kernel is compiled for a {}: each thread must own 1 to 64 elements of the tile",
-                      describe(tile))};
+  return {
+      ErrorCode::NOT_SUPPORTED,
+      fmt::format("no kernel is compiled for a {}: each thread must own 1 to 64 elements of the tile", describe(tile))};
 }
 
 // Engines of the matmul pattern on a HIP device.
@@ -115,7 +121,10 @@ class NaiveKernel final : public ExecutionKernel {
 class NaiveEngine final : public MatmulEngineBase {
  public:
   NaiveEngine()
-      : MatmulEngineBase({kMatmulNaiveEngine, "HIP_MATMUL_TUNEKIT_NAIVE", {}, 900,
+      : MatmulEngineBase({kMatmulNaiveEngine,
+                          "HIP_MATMUL_TUNEKIT_NAIVE",
+                          {},
+                          900,
                           "matmul on the GPU, one thread per element of C reading A and B from global memory"}) {}
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
     TUNEKIT_RETURN_IF_ERROR(engines::match_matmul(graph).error());
@@ -159,12 +168,13 @@ class TiledEngine final : public MatmulEngineBase {
       : MatmulEngineBase(
             {kMatmulTiledEngine,
              "HIP_MATMUL_TUNEKIT_TILED",
-             {choice_knob("tile_m", kDefaults.tile_m, {32, 64, 128}, "rows of C per block"),
-              choice_knob("tile_n", kDefaults.tile_n, {32, 64, 128}, "columns of C per block"),
-              choice_knob("tile_k", kDefaults.tile_k, {8, 16}, "depth of the shared-memory tiles of A and B per step"),
-              choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256}, "threads of a block"),
-              choice_knob("split_k", kDefaults.split_k, {1, 2, 4, 8},
-                          "blocks sharing one tile's depth; their partial sums are added in the workspace")},
+             {int_choice_knob("tile_m", kDefaults.tile_m, {32, 64, 128}, "rows of C per block"),
+              int_choice_knob("tile_n", kDefaults.tile_n, {32, 64, 128}, "columns of C per block"),
+              int_choice_knob("tile_k", kDefaults.tile_k, {8, 16},
+                              "depth of the shared-memory tiles of A and B per step"),
+              int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256}, "threads of a block"),
+              int_choice_knob("split_k", kDefaults.split_k, {1, 2, 4, 8},
+                              "blocks sharing one tile's depth; their partial sums are added in the workspace")},
              100,
              "matmul on the GPU in shared-memory tiles, each thread accumulating its elements of the tile in "
              "registers"}) {}
@@ -186,8 +196,8 @@ class TiledEngine final : public MatmulEngineBase {
 
 // The tiles HIP_MATMUL_FIND chooses between.
 std::vector<MatmulTile> find_candidates(const MatmulPattern& p) {
-  std::vector<MatmulTile> tiles = {{32, 32, 16, 128, 1},  {64, 64, 16, 256, 1},  {64, 128, 8, 256, 1},
-                                   {128, 64, 8, 256, 1},  {128, 128, 8, 256, 1}, {128, 128, 16, 256, 1},
+  std::vector<MatmulTile> tiles = {{32, 32, 16, 128, 1}, {64, 64, 16, 256, 1},  {64, 128, 8, 256, 1},
+                                   {128, 64, 8, 256, 1}, {128, 128, 8, 256, 1}, {128, 128, 16, 256, 1},
                                    {32, 64, 16, 128, 1}};
   // Few tiles of C over a long k: split it so that more blocks run at once.
   if (p.k >= 4 * std::max<std::int64_t>(p.m, p.n)) {
@@ -218,11 +228,15 @@ class PrimingKernel final : public ExecutionKernel {
  public:
   PrimingKernel(MatmulPattern pattern, std::vector<MatmulTile> tiles, platform::Device& device,
                 std::shared_ptr<FindChoices> choices, std::string key)
-      : pattern_(std::move(pattern)), tiles_(std::move(tiles)), device_(device), choices_(std::move(choices)),
+      : pattern_(std::move(pattern)),
+        tiles_(std::move(tiles)),
+        device_(device),
+        choices_(std::move(choices)),
         key_(std::move(key)) {}
   std::int64_t workspace_size() const override {
     std::int64_t most = 0;
-    for (const MatmulTile& t : tiles_) most = std::max(most, hip_kernels::matmul_tiled_workspace_bytes(shape_only(pattern_), t));
+    for (const MatmulTile& t : tiles_)
+      most = std::max(most, hip_kernels::matmul_tiled_workspace_bytes(shape_only(pattern_), t));
     return most;
   }
   Error execute(const ExecutionArguments& a) override {
@@ -259,16 +273,19 @@ class PrimingKernel final : public ExecutionKernel {
 };
 
 graph::Knob benchmarking_knob() {
-  graph::Knob knob = choice_knob(std::string(graph::kBenchmarkingKnob), 0, {0, 1},
-                                 "1: time the candidate tiles when the plan executes and keep the fastest for "
-                                 "later plans of the shape");
+  graph::Knob knob = int_choice_knob(std::string(graph::kBenchmarkingKnob), 0, {0, 1},
+                                     "1: time the candidate tiles when the plan executes and keep the fastest for "
+                                     "later plans of the shape");
   return knob;
 }
 
 class FindEngine final : public MatmulEngineBase {
  public:
   FindEngine()
-      : MatmulEngineBase({kMatmulFindEngine, "HIP_MATMUL_FIND", {benchmarking_knob()}, 50,
+      : MatmulEngineBase({kMatmulFindEngine,
+                          "HIP_MATMUL_FIND",
+                          {benchmarking_knob()},
+                          50,
                           "the tiled GPU matmul with the tile measured for the shape when primed "
                           "(global.benchmarking), else chosen by the size of C and k"}),
         choices_(std::make_shared<FindChoices>()) {}

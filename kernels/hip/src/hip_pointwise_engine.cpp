@@ -24,22 +24,38 @@ hip_kernels::PointwiseOp to_kernel(graph::PointwiseMode mode) {
   using graph::PointwiseMode;
   using hip_kernels::PointwiseOp;
   switch (mode) {
-    case PointwiseMode::IDENTITY: return PointwiseOp::IDENTITY;
-    case PointwiseMode::NEG: return PointwiseOp::NEG;
-    case PointwiseMode::ABS: return PointwiseOp::ABS;
-    case PointwiseMode::EXP: return PointwiseOp::EXP;
-    case PointwiseMode::LOG: return PointwiseOp::LOG;
-    case PointwiseMode::SQRT: return PointwiseOp::SQRT;
-    case PointwiseMode::RELU: return PointwiseOp::RELU;
-    case PointwiseMode::SIGMOID: return PointwiseOp::SIGMOID;
-    case PointwiseMode::TANH: return PointwiseOp::TANH;
-    case PointwiseMode::GELU: return PointwiseOp::GELU;
-    case PointwiseMode::ADD: return PointwiseOp::ADD;
-    case PointwiseMode::SUB: return PointwiseOp::SUB;
-    case PointwiseMode::MUL: return PointwiseOp::MUL;
-    case PointwiseMode::DIV: return PointwiseOp::DIV;
-    case PointwiseMode::MAX: return PointwiseOp::MAX;
-    case PointwiseMode::MIN: return PointwiseOp::MIN;
+    case PointwiseMode::IDENTITY:
+      return PointwiseOp::IDENTITY;
+    case PointwiseMode::NEG:
+      return PointwiseOp::NEG;
+    case PointwiseMode::ABS:
+      return PointwiseOp::ABS;
+    case PointwiseMode::EXP:
+      return PointwiseOp::EXP;
+    case PointwiseMode::LOG:
+      return PointwiseOp::LOG;
+    case PointwiseMode::SQRT:
+      return PointwiseOp::SQRT;
+    case PointwiseMode::RELU:
+      return PointwiseOp::RELU;
+    case PointwiseMode::SIGMOID:
+      return PointwiseOp::SIGMOID;
+    case PointwiseMode::TANH:
+      return PointwiseOp::TANH;
+    case PointwiseMode::GELU:
+      return PointwiseOp::GELU;
+    case PointwiseMode::ADD:
+      return PointwiseOp::ADD;
+    case PointwiseMode::SUB:
+      return PointwiseOp::SUB;
+    case PointwiseMode::MUL:
+      return PointwiseOp::MUL;
+    case PointwiseMode::DIV:
+      return PointwiseOp::DIV;
+    case PointwiseMode::MAX:
+      return PointwiseOp::MAX;
+    case PointwiseMode::MIN:
+      return PointwiseOp::MIN;
   }
   return PointwiseOp::IDENTITY;
 }
@@ -50,9 +66,10 @@ Result<PointwisePattern> match(const OperationGraph& graph) {
   if (!pattern.ok()) return pattern.error();
   if (pattern->tensors.size() > static_cast<std::size_t>(hip_kernels::kMaxPointwiseTensors) ||
       pattern->steps.size() > static_cast<std::size_t>(hip_kernels::kMaxPointwiseSteps)) {
-    return Error(ErrorCode::NOT_SUPPORTED,
-                 fmt::format("{} tensors and {} operations: the kernel holds at most {} and {}", pattern->tensors.size(),
-                             pattern->steps.size(), hip_kernels::kMaxPointwiseTensors, hip_kernels::kMaxPointwiseSteps));
+    return Error(
+        ErrorCode::NOT_SUPPORTED,
+        fmt::format("{} tensors and {} operations: the kernel holds at most {} and {}", pattern->tensors.size(),
+                    pattern->steps.size(), hip_kernels::kMaxPointwiseTensors, hip_kernels::kMaxPointwiseSteps));
   }
   return pattern;
 }
@@ -72,7 +89,8 @@ class PointwiseKernel final : public ExecutionKernel {
       if (tensor.is_virtual) continue;
       const auto found = a.variant_pack.find(tensor.uid);
       if (found == a.variant_pack.end() || found->second == nullptr) {
-        return {ErrorCode::INVALID_VALUE, fmt::format("HIP_POINTWISE_TUNEKIT: no buffer for tensor uid {}", tensor.uid)};
+        return {ErrorCode::INVALID_VALUE,
+                fmt::format("HIP_POINTWISE_TUNEKIT: no buffer for tensor uid {}", tensor.uid)};
       }
       if (tensor.written) {
         program.outputs[t] = static_cast<float*>(found->second);
@@ -109,18 +127,19 @@ class PointwiseEngine final : public graph::Engine {
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    return std::unique_ptr<ExecutionKernel>(new PointwiseKernel(*match(graph),
-                                                                static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block)),
-                                                                static_cast<int>(knobs.get_int("items_per_thread", kDefaults.items_per_thread))));
+    return std::unique_ptr<ExecutionKernel>(new PointwiseKernel(
+        *match(graph), static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block)),
+        static_cast<int>(knobs.get_int("items_per_thread", kDefaults.items_per_thread))));
   }
 
  private:
   graph::EngineDescriptor descriptor_{
       kPointwiseEngine,
       "HIP_POINTWISE_TUNEKIT",
-      {choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024}, "threads of a block"),
-       choice_knob("items_per_thread", kDefaults.items_per_thread, {1, 2, 4, 8},
-                   "elements each thread handles, a block's width apart")},
+      {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
+                       "threads of a block"),
+       int_choice_knob("items_per_thread", kDefaults.items_per_thread, {1, 2, 4, 8},
+                       "elements each thread handles, a block's width apart")},
       100,
       "pointwise operations on the GPU in one pass: intermediate results stay in registers"};
 };

@@ -23,12 +23,18 @@ hip_kernels::ReductionOp to_kernel(graph::ReductionMode mode) {
   using graph::ReductionMode;
   using hip_kernels::ReductionOp;
   switch (mode) {
-    case ReductionMode::SUM: return ReductionOp::SUM;
-    case ReductionMode::MEAN: return ReductionOp::MEAN;
-    case ReductionMode::MAX: return ReductionOp::MAX;
-    case ReductionMode::MIN: return ReductionOp::MIN;
-    case ReductionMode::PROD: return ReductionOp::PROD;
-    case ReductionMode::NORM2: return ReductionOp::NORM2;
+    case ReductionMode::SUM:
+      return ReductionOp::SUM;
+    case ReductionMode::MEAN:
+      return ReductionOp::MEAN;
+    case ReductionMode::MAX:
+      return ReductionOp::MAX;
+    case ReductionMode::MIN:
+      return ReductionOp::MIN;
+    case ReductionMode::PROD:
+      return ReductionOp::PROD;
+    case ReductionMode::NORM2:
+      return ReductionOp::NORM2;
   }
   return ReductionOp::SUM;
 }
@@ -71,15 +77,16 @@ class ReductionEngine final : public graph::Engine {
                                                    platform::Device& device) const override {
     TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
     return std::unique_ptr<ExecutionKernel>(
-        new ReductionKernel(*engines::match_reduction(graph), static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block))));
+        new ReductionKernel(*engines::match_reduction(graph),
+                            static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block))));
   }
 
  private:
   graph::EngineDescriptor descriptor_{
       kReductionEngine,
       "HIP_REDUCTION_TUNEKIT",
-      {choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
-                   "threads of a block: a block reduces one row when the reduced elements are contiguous")},
+      {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
+                       "threads of a block: a block reduces one row when the reduced elements are contiguous")},
       100,
       "reductions on the GPU: a block per row through shared memory, or a thread per output element"};
 };

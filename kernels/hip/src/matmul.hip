@@ -110,7 +110,8 @@ struct TiledEntry {
   TiledKernel kernel;
 };
 
-#define TUNEKIT_TILE(TM, TN, TK, T) TiledEntry{TM, TN, TK, T, &matmul_tiled_kernel<TM, TN, TK, T>}
+#define TUNEKIT_TILE(TM, TN, TK, T) \
+  TiledEntry { TM, TN, TK, T, &matmul_tiled_kernel<TM, TN, TK, T> }
 #define TUNEKIT_TILES_K(TM, TN, T) TUNEKIT_TILE(TM, TN, 8, T), TUNEKIT_TILE(TM, TN, 16, T)
 // Every tile whose threads own between 1 and 64 elements each.
 const TiledEntry kTiles[] = {
@@ -141,7 +142,8 @@ bool matmul_tile_compiled(const MatmulTile& tile) { return find_tile(tile) != nu
 
 std::int64_t matmul_tiled_workspace_bytes(const MatmulArgs& args, const MatmulTile& tile) {
   if (tile.split_k <= 1) return 0;
-  return static_cast<std::int64_t>(tile.split_k) * args.batch * args.m * args.n * static_cast<std::int64_t>(sizeof(float));
+  return static_cast<std::int64_t>(tile.split_k) * args.batch * args.m * args.n *
+         static_cast<std::int64_t>(sizeof(float));
 }
 
 int matmul_naive(const MatmulArgs& args, void* stream) {
@@ -162,8 +164,8 @@ int matmul_tiled(const MatmulArgs& args, const MatmulTile& tile, float* workspac
   hipLaunchKernelGGL(entry->kernel, grid, dim3(tile.threads_per_block), 0, s, args, tile.split_k, workspace);
   if (const hipError_t launched = hipGetLastError(); launched != hipSuccess) return static_cast<int>(launched);
   if (tile.split_k > 1) {
-    hipLaunchKernelGGL(split_k_sum_kernel, dim3(device::blocks_for(args.batch * args.m * args.n, 256)), dim3(256), 0,
-                       s, args, tile.split_k, static_cast<const float*>(workspace));
+    hipLaunchKernelGGL(split_k_sum_kernel, dim3(device::blocks_for(args.batch * args.m * args.n, 256)), dim3(256), 0, s,
+                       args, tile.split_k, static_cast<const float*>(workspace));
   }
   return static_cast<int>(hipGetLastError());
 }

@@ -37,7 +37,8 @@ int pointwise(const PointwiseProgram& program, int threads_per_block, int items_
   if (threads_per_block < 1 || threads_per_block > 1024 || items_per_thread < 1) {
     return static_cast<int>(hipErrorInvalidValue);
   }
-  const dim3 grid(device::blocks_for(program.elements, static_cast<std::int64_t>(threads_per_block) * items_per_thread));
+  const dim3 grid(
+      device::blocks_for(program.elements, static_cast<std::int64_t>(threads_per_block) * items_per_thread));
   hipLaunchKernelGGL(pointwise_kernel, grid, dim3(threads_per_block), 0, static_cast<hipStream_t>(stream), program,
                      items_per_thread);
   return static_cast<int>(hipGetLastError());

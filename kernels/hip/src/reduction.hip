@@ -12,20 +12,29 @@ namespace {
 
 __device__ inline float identity_of(ReductionOp op) {
   switch (op) {
-    case ReductionOp::MAX: return -INFINITY;
-    case ReductionOp::MIN: return INFINITY;
-    case ReductionOp::PROD: return 1.0f;
-    default: return 0.0f;
+    case ReductionOp::MAX:
+      return -INFINITY;
+    case ReductionOp::MIN:
+      return INFINITY;
+    case ReductionOp::PROD:
+      return 1.0f;
+    default:
+      return 0.0f;
   }
 }
 
 __device__ inline float combine(ReductionOp op, float acc, float x) {
   switch (op) {
-    case ReductionOp::MAX: return fmaxf(acc, x);
-    case ReductionOp::MIN: return fminf(acc, x);
-    case ReductionOp::PROD: return acc * x;
-    case ReductionOp::NORM2: return acc + x * x;
-    default: return acc + x;  // SUM, MEAN
+    case ReductionOp::MAX:
+      return fmaxf(acc, x);
+    case ReductionOp::MIN:
+      return fminf(acc, x);
+    case ReductionOp::PROD:
+      return acc * x;
+    case ReductionOp::NORM2:
+      return acc + x * x;
+    default:
+      return acc + x;  // SUM, MEAN
   }
 }
 

@@ -12,7 +12,8 @@ const char* status_text(int status) { return hipGetErrorString(static_cast<hipEr
 #define TUNEKIT_HIP_TEXT_(x) #x
 #define TUNEKIT_HIP_TEXT(x) TUNEKIT_HIP_TEXT_(x)
 const char* compiled_hip_version() {
-  return TUNEKIT_HIP_TEXT(HIP_VERSION_MAJOR) "." TUNEKIT_HIP_TEXT(HIP_VERSION_MINOR) "." TUNEKIT_HIP_TEXT(HIP_VERSION_PATCH);
+  return TUNEKIT_HIP_TEXT(HIP_VERSION_MAJOR) "." TUNEKIT_HIP_TEXT(HIP_VERSION_MINOR) "." TUNEKIT_HIP_TEXT(
+      HIP_VERSION_PATCH);
 }
 
 }  // namespace tunekit::hip_kernels

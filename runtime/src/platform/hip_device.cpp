@@ -34,9 +34,9 @@ Error hip_error(const hip::RuntimeLibrary& hip, hipError_t status, std::string_v
   return {ErrorCode::EXECUTION_FAILED, fmt::format("{}: {}", call, hip.describe(status))};
 }
 
-#define TUNEKIT_HIP_RETURN_IF_FAILED(call_text, status_expression)                  \
-  do {                                                                               \
-    const hipError_t tunekit_hip_status_ = (status_expression);                      \
+#define TUNEKIT_HIP_RETURN_IF_FAILED(call_text, status_expression)                                 \
+  do {                                                                                             \
+    const hipError_t tunekit_hip_status_ = (status_expression);                                    \
     if (tunekit_hip_status_ != hipSuccess) return hip_error(hip_, tunekit_hip_status_, call_text); \
   } while (false)
 
@@ -159,8 +159,8 @@ class HipDevice final : public Device {
       static_cast<void>(hip_.EventDestroy(start));
       return hip_error(hip_, status, "hipEventCreate");
     }
-    return std::unique_ptr<Timer>(std::make_unique<HipEventTimer>(
-        hip_, static_cast<hipStream_t>(stream.native_handle()), start, stop));
+    return std::unique_ptr<Timer>(
+        std::make_unique<HipEventTimer>(hip_, static_cast<hipStream_t>(stream.native_handle()), start, stop));
   }
 
   Error synchronize() override {
@@ -246,8 +246,9 @@ Result<std::unique_ptr<Device>> open_hip_device(int index) {
 
 HipProbe probe_hip_devices() {
   HipProbe probe;
-  probe.reason = "tunekit was built without HIP (no HIP headers or hipcc at configure time: Debian packages "
-                 "libamdhip64-dev and hipcc)";
+  probe.reason =
+      "tunekit was built without HIP (no HIP headers or hipcc at configure time: Debian packages "
+      "libamdhip64-dev and hipcc)";
   return probe;
 }
 

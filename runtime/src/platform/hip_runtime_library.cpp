@@ -19,7 +19,8 @@ namespace {
 RuntimeLibrary load() {
   RuntimeLibrary library;
   const char* chosen = std::getenv(kHipLibraryVariable);
-  library.path = chosen != nullptr && *chosen != '\0' ? chosen : "libamdhip64.so." TUNEKIT_HIP_STRINGIFY(HIP_VERSION_MAJOR);
+  library.path =
+      chosen != nullptr && *chosen != '\0' ? chosen : "libamdhip64.so." TUNEKIT_HIP_STRINGIFY(HIP_VERSION_MAJOR);
   void* handle = dlopen(library.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();

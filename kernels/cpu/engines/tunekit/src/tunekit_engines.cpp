@@ -25,17 +25,6 @@ using graph::ExecutionArguments;
 using graph::ExecutionKernel;
 using graph::KnobValues;
 
-graph::Knob int_knob(std::string id, std::int64_t default_value, std::vector<graph::KnobValue> allowed,
-                     std::string description) {
-  graph::Knob knob;
-  knob.id = std::move(id);
-  knob.type = graph::KnobType::INT;
-  knob.default_value = default_value;
-  knob.allowed_values = std::move(allowed);
-  knob.description = std::move(description);
-  return knob;
-}
-
 cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Transpose::YES : cpu::Transpose::NO; }
 
 class GemmThenEpilogue final : public ExecutionKernel {
@@ -177,15 +166,26 @@ graph::Knob threads_knob() {
   return knob;
 }
 
+graph::Knob int_choice_knob(std::string id, std::int64_t default_value, const std::vector<std::int64_t>& allowed,
+                            std::string description) {
+  graph::Knob knob;
+  knob.id = std::move(id);
+  knob.type = graph::KnobType::INT;
+  knob.default_value = default_value;
+  for (std::int64_t value : allowed) knob.allowed_values.emplace_back(value);
+  knob.description = std::move(description);
+  return knob;
+}
+
 TunekitEngineProvider::TunekitEngineProvider() {
   engines_.push_back(matmul_engine(
       EngineDescriptor{kMatmulTunekitEngine,
                        "CPU_MATMUL_TUNEKIT",
                        {threads_knob(),
-                        int_knob("tile_m", 0, {std::int64_t{0}, std::int64_t{96}, std::int64_t{192}},
-                                 "rows of the packed A block (0: the session's algorithm.tile_m)"),
-                        int_knob("tile_k", 0, {std::int64_t{0}, std::int64_t{128}, std::int64_t{384}},
-                                 "depth of the packed panels (0: the session's algorithm.tile_k)")},
+                        int_choice_knob("tile_m", 0, {0, 96, 192},
+                                        "rows of the packed A block (0: the session's algorithm.tile_m)"),
+                        int_choice_knob("tile_k", 0, {0, 128, 384},
+                                        "depth of the packed panels (0: the session's algorithm.tile_k)")},
                        10,
                        "tunekit's packed Gemm over all of C, then the bias and activation in a second pass"},
       Strategy::GEMM_THEN_EPILOGUE));

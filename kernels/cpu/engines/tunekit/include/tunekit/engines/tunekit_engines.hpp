@@ -75,6 +75,10 @@ inline constexpr std::int64_t kPointwiseTunekitEngine = 160;
 // The thread knob of the CPU engines: 1 .. hardware threads, default all of them.
 graph::Knob threads_knob();
 
+// An INT knob whose value must be one of `allowed` (which holds the default).
+graph::Knob int_choice_knob(std::string id, std::int64_t default_value, const std::vector<std::int64_t>& allowed,
+                            std::string description);
+
 class TunekitEngineProvider final : public graph::EngineProvider {
  public:
   TunekitEngineProvider();
