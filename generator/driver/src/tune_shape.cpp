@@ -74,23 +74,35 @@ Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& option
 
 namespace {
 
-// Zeroes every buffer, then fills float tensors with random values in [-1, 1),
-// through the device's copies (a GPU's memory is not the host's).
+// Zeroes every buffer, then fills float tensors with random values in [-1, 1).
+// The host writes straight into memory it addresses (the CPU); a GPU's
+// buffers are written on the host and copied, one buffer at a time.
 Error fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers, platform::Device& device) {
   std::mt19937 random(42);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<std::byte> zeros;
+  const bool direct = device.host_addressable();
+  std::vector<std::byte> staging;
+  // Where the host writes `bytes` meant for the device buffer at `data`.
+  auto host_view = [&](void* data, std::size_t bytes) -> void* {
+    if (direct) return data;
+    staging.resize(bytes);
+    return staging.data();
+  };
+  auto publish = [&](void* data, std::size_t bytes) {
+    return direct ? Error::ok() : device.copy_to_device(data, staging.data(), bytes);
+  };
   for (platform::DeviceBuffer& buffer : buffers.memory) {
-    zeros.assign(buffer.size(), std::byte{0});
-    TUNEKIT_RETURN_IF_ERROR(device.copy_to_device(buffer.data(), zeros.data(), buffer.size()));
+    std::memset(host_view(buffer.data(), buffer.size()), 0, buffer.size());
+    TUNEKIT_RETURN_IF_ERROR(publish(buffer.data(), buffer.size()));
   }
-  std::vector<float> values;
   for (const graph::Tensor& t : og.tensors()) {
     if (t->get_is_virtual() || t->get_data_type() != DataType::FLOAT) continue;
-    values.resize(static_cast<std::size_t>(t->span_elements().value()));  // the graph is validated
-    for (float& value : values) value = uniform(random);
-    TUNEKIT_RETURN_IF_ERROR(
-        device.copy_to_device(buffers.pack.at(t->get_uid()), values.data(), values.size() * sizeof(float)));
+    void* data = buffers.pack.at(t->get_uid());
+    const std::int64_t count = t->span_elements().value();  // the graph is validated
+    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
+    float* values = static_cast<float*>(host_view(data, bytes));
+    for (std::int64_t i = 0; i < count; ++i) values[i] = uniform(random);
+    TUNEKIT_RETURN_IF_ERROR(publish(data, bytes));
   }
   return Error::ok();
 }

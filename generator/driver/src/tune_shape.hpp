@@ -16,14 +16,15 @@
 
 namespace tunekit::cli {
 
-// The driver's engines plus the plugins of TUNEKIT_ENGINE_PLUGIN_PATH and
-// --plugin (a refused plugin is reported on standard error, prefixed with
-// options.program, and the others load), and a handle on this machine's CPU.
 // The device of --device: "cpu", "hip" or "hip:N". INVALID_VALUE for another
 // name or a HIP device that does not exist; NOT_SUPPORTED, with the probe's
 // reason, when there is no HIP device.
 Result<std::unique_ptr<platform::Device>> open_device(const std::string& name);
 
+// The driver's engines plus the plugins of TUNEKIT_ENGINE_PLUGIN_PATH and
+// --plugin (a refused plugin is reported on standard error, prefixed with
+// options.program, and the others load), and a handle on the device of
+// options.device.
 struct TuneSession {
   std::unique_ptr<platform::Device> device;
   std::unique_ptr<graph::Handle> handle;

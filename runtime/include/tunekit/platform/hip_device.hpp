@@ -50,7 +50,7 @@ HipProbe probe_hip_devices();
 // size, clock and the runtime version.
 std::string hip_device_signature(const HipDeviceProperties& properties);
 
-// "hip:0: AMD Instinct MI210 (gfx90a, 104 CUs, 64 GiB)"
+// "hip:0: AMD Instinct MI210 (gfx90a, 104 CUs, 65536 MiB)"
 std::string describe_hip_device(const HipDeviceProperties& properties);
 
 // Opens device `index` as a Device (streams are HIP streams, timers HIP
