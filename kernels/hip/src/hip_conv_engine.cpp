@@ -14,7 +14,6 @@ using engines::ConvPattern;
 using graph::ExecutionArguments;
 using graph::ExecutionKernel;
 using graph::KnobValues;
-using graph::OperationGraph;
 using hip_kernels::MatmulTile;
 
 std::string tile_name(const MatmulTile& t) {
@@ -22,19 +21,21 @@ std::string tile_name(const MatmulTile& t) {
 }
 
 // The tile knob: "pixels x channels x depth / threads", one of the compiled tiles.
+constexpr const char* kDefaultTile = "64x64x8/256";
+
 graph::Knob tile_knob() {
   graph::Knob knob;
   knob.id = "tile";
   knob.type = graph::KnobType::STRING;
   for (int i = 0; i < hip_kernels::conv_tile_count(); ++i)
     knob.allowed_values.emplace_back(tile_name(hip_kernels::conv_tile(i)));
-  knob.default_value = std::string("64x64x8/256");
+  knob.default_value = std::string(kDefaultTile);
   knob.description = "output pixels x output channels x reduction depth of a block's tile / threads of the block";
   return knob;
 }
 
 Result<MatmulTile> tile_of(const KnobValues& knobs) {
-  const std::string wanted = knobs.get_string("tile", "64x64x8/256");
+  const std::string wanted = knobs.get_string("tile", kDefaultTile);
   for (int i = 0; i < hip_kernels::conv_tile_count(); ++i) {
     if (tile_name(hip_kernels::conv_tile(i)) == wanted) return hip_kernels::conv_tile(i);
   }
@@ -66,37 +67,26 @@ class ConvKernel final : public ExecutionKernel {
   MatmulTile tile_;
 };
 
-class ConvEngine final : public graph::Engine {
- public:
-  const graph::EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(require_hip_device(device));
-    return engines::match_conv(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    TUNEKIT_RETURN_IF_ERROR(engines::match_conv(graph).error());
-    TUNEKIT_RETURN_IF_ERROR(tile_of(knobs).error());
-    return std::int64_t{0};
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    Result<MatmulTile> tile = tile_of(knobs);
-    if (!tile.ok()) return tile.error();
-    return std::unique_ptr<ExecutionKernel>(new ConvKernel(*engines::match_conv(graph), *tile));
-  }
-
- private:
-  graph::EngineDescriptor descriptor_{kConvImplicitGemmEngine,
-                                      "HIP_CONV_TUNEKIT_IMPLICIT_GEMM",
-                                      {tile_knob()},
-                                      100,
-                                      "conv_fprop on the GPU as an implicit Gemm: output pixels by output channels, "
-                                      "the input patch gathered into shared memory"};
-};
-
 }  // namespace
 
-std::shared_ptr<const graph::Engine> conv_engine() { return std::make_shared<ConvEngine>(); }
+std::shared_ptr<const graph::Engine> conv_engine() {
+  return hip_pattern_engine<ConvPattern>(
+      {kConvImplicitGemmEngine,
+       "HIP_CONV_TUNEKIT_IMPLICIT_GEMM",
+       {tile_knob()},
+       100,
+       "conv_fprop on the GPU as an implicit Gemm: output pixels by output channels, the input patch gathered into "
+       "shared memory"},
+      engines::match_conv,
+      [](const ConvPattern&, const KnobValues& knobs) -> Result<std::int64_t> {
+        TUNEKIT_RETURN_IF_ERROR(tile_of(knobs).error());
+        return std::int64_t{0};
+      },
+      [](const ConvPattern& p, const KnobValues& knobs, int) -> Result<std::unique_ptr<ExecutionKernel>> {
+        Result<MatmulTile> tile = tile_of(knobs);
+        if (!tile.ok()) return tile.error();
+        return std::unique_ptr<ExecutionKernel>(new ConvKernel(p, *tile));
+      });
+}
 
 }  // namespace tunekit::hip_engines

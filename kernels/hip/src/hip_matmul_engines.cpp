@@ -90,20 +90,6 @@ Error check_tile(const MatmulTile& tile) {
       fmt::format("no kernel is compiled for a {}: each thread must own 1 to 64 elements of the tile", describe(tile))};
 }
 
-// Engines of the matmul pattern on a HIP device.
-class MatmulEngineBase : public graph::Engine {
- public:
-  explicit MatmulEngineBase(EngineDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
-  const EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(require_hip_device(device));
-    return engines::match_matmul(graph).error();
-  }
-
- private:
-  EngineDescriptor descriptor_;
-};
-
 class NaiveKernel final : public ExecutionKernel {
  public:
   explicit NaiveKernel(MatmulPattern pattern) : pattern_(std::move(pattern)) {}
@@ -116,25 +102,6 @@ class NaiveKernel final : public ExecutionKernel {
 
  private:
   MatmulPattern pattern_;
-};
-
-class NaiveEngine final : public MatmulEngineBase {
- public:
-  NaiveEngine()
-      : MatmulEngineBase({kMatmulNaiveEngine,
-                          "HIP_MATMUL_TUNEKIT_NAIVE",
-                          {},
-                          900,
-                          "matmul on the GPU, one thread per element of C reading A and B from global memory"}) {}
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
-    TUNEKIT_RETURN_IF_ERROR(engines::match_matmul(graph).error());
-    return std::int64_t{0};
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues&,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    return std::unique_ptr<ExecutionKernel>(new NaiveKernel(*engines::match_matmul(graph)));
-  }
 };
 
 class TiledKernel final : public ExecutionKernel {
@@ -154,44 +121,11 @@ class TiledKernel final : public ExecutionKernel {
     return launch_status(hip_kernels::matmul_tiled(*args, tile_, static_cast<float*>(a.workspace), native_stream(a)),
                          name_);
   }
-  const MatmulTile& tile() const noexcept { return tile_; }
 
  private:
   MatmulPattern pattern_;
   MatmulTile tile_;
   std::string name_;
-};
-
-class TiledEngine final : public MatmulEngineBase {
- public:
-  TiledEngine()
-      : MatmulEngineBase(
-            {kMatmulTiledEngine,
-             "HIP_MATMUL_TUNEKIT_TILED",
-             {int_choice_knob("tile_m", kDefaults.tile_m, {32, 64, 128}, "rows of C per block"),
-              int_choice_knob("tile_n", kDefaults.tile_n, {32, 64, 128}, "columns of C per block"),
-              int_choice_knob("tile_k", kDefaults.tile_k, {8, 16},
-                              "depth of the shared-memory tiles of A and B per step"),
-              int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256}, "threads of a block"),
-              int_choice_knob("split_k", kDefaults.split_k, {1, 2, 4, 8},
-                              "blocks sharing one tile's depth; their partial sums are added in the workspace")},
-             100,
-             "matmul on the GPU in shared-memory tiles, each thread accumulating its elements of the tile in "
-             "registers"}) {}
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
-    Result<MatmulPattern> pattern = engines::match_matmul(graph);
-    if (!pattern.ok()) return pattern.error();
-    const MatmulTile tile = tile_of(knobs);
-    TUNEKIT_RETURN_IF_ERROR(check_tile(tile));
-    return hip_kernels::matmul_tiled_workspace_bytes(shape_only(*pattern), tile);
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    const MatmulTile tile = tile_of(knobs);
-    TUNEKIT_RETURN_IF_ERROR(check_tile(tile));
-    return std::unique_ptr<ExecutionKernel>(new TiledKernel(*engines::match_matmul(graph), tile, descriptor().name));
-  }
 };
 
 // The tiles HIP_MATMUL_FIND chooses between.
@@ -279,16 +213,22 @@ graph::Knob benchmarking_knob() {
   return knob;
 }
 
-class FindEngine final : public MatmulEngineBase {
+class FindEngine final : public graph::Engine {
  public:
   FindEngine()
-      : MatmulEngineBase({kMatmulFindEngine,
-                          "HIP_MATMUL_FIND",
-                          {benchmarking_knob()},
-                          50,
-                          "the tiled GPU matmul with the tile measured for the shape when primed "
-                          "(global.benchmarking), else chosen by the size of C and k"}),
+      : descriptor_({kMatmulFindEngine,
+                     "HIP_MATMUL_FIND",
+                     {benchmarking_knob()},
+                     50,
+                     "the tiled GPU matmul with the tile measured for the shape when primed "
+                     "(global.benchmarking), else chosen by the size of C and k"}),
         choices_(std::make_shared<FindChoices>()) {}
+
+  const EngineDescriptor& descriptor() const override { return descriptor_; }
+  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
+    TUNEKIT_RETURN_IF_ERROR(require_hip_device(device));
+    return engines::match_matmul(graph).error();
+  }
 
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues& knobs) const override {
     Result<MatmulPattern> pattern = engines::match_matmul(graph);
@@ -323,13 +263,46 @@ class FindEngine final : public MatmulEngineBase {
     return it != choices_->chosen.end() ? it->second : heuristic_tile(pattern);
   }
 
+  EngineDescriptor descriptor_;
   std::shared_ptr<FindChoices> choices_;
 };
 
 }  // namespace
 
 std::vector<std::shared_ptr<const graph::Engine>> matmul_engines() {
-  return {std::make_shared<NaiveEngine>(), std::make_shared<TiledEngine>(), std::make_shared<FindEngine>()};
+  auto naive = hip_pattern_engine<MatmulPattern>(
+      {kMatmulNaiveEngine,
+       "HIP_MATMUL_TUNEKIT_NAIVE",
+       {},
+       900,
+       "matmul on the GPU, one thread per element of C reading A and B from global memory"},
+      engines::match_matmul, no_workspace<MatmulPattern>,
+      [](const MatmulPattern& p, const KnobValues&, int) -> Result<std::unique_ptr<ExecutionKernel>> {
+        return std::unique_ptr<ExecutionKernel>(new NaiveKernel(p));
+      });
+  auto tiled = hip_pattern_engine<MatmulPattern>(
+      {kMatmulTiledEngine,
+       "HIP_MATMUL_TUNEKIT_TILED",
+       {int_choice_knob("tile_m", kDefaults.tile_m, {32, 64, 128}, "rows of C per block"),
+        int_choice_knob("tile_n", kDefaults.tile_n, {32, 64, 128}, "columns of C per block"),
+        int_choice_knob("tile_k", kDefaults.tile_k, {8, 16}, "depth of the shared-memory tiles of A and B per step"),
+        int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256}, "threads of a block"),
+        int_choice_knob("split_k", kDefaults.split_k, {1, 2, 4, 8},
+                        "blocks sharing one tile's depth; their partial sums are added in the workspace")},
+       100,
+       "matmul on the GPU in shared-memory tiles, each thread accumulating its elements of the tile in registers"},
+      engines::match_matmul,
+      [](const MatmulPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
+        const MatmulTile tile = tile_of(knobs);
+        TUNEKIT_RETURN_IF_ERROR(check_tile(tile));
+        return hip_kernels::matmul_tiled_workspace_bytes(shape_only(p), tile);
+      },
+      [](const MatmulPattern& p, const KnobValues& knobs, int) -> Result<std::unique_ptr<ExecutionKernel>> {
+        const MatmulTile tile = tile_of(knobs);
+        TUNEKIT_RETURN_IF_ERROR(check_tile(tile));
+        return std::unique_ptr<ExecutionKernel>(new TiledKernel(p, tile, "HIP_MATMUL_TUNEKIT_TILED"));
+      });
+  return {std::move(naive), std::move(tiled), std::make_shared<FindEngine>()};
 }
 
 }  // namespace tunekit::hip_engines

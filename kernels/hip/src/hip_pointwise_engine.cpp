@@ -113,39 +113,24 @@ class PointwiseKernel final : public ExecutionKernel {
   int threads_, items_;
 };
 
-class PointwiseEngine final : public graph::Engine {
- public:
-  const graph::EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(require_hip_device(device));
-    return match(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
-    TUNEKIT_RETURN_IF_ERROR(match(graph).error());
-    return std::int64_t{0};
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    return std::unique_ptr<ExecutionKernel>(new PointwiseKernel(
-        *match(graph), static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block)),
-        static_cast<int>(knobs.get_int("items_per_thread", kDefaults.items_per_thread))));
-  }
-
- private:
-  graph::EngineDescriptor descriptor_{
-      kPointwiseEngine,
-      "HIP_POINTWISE_TUNEKIT",
-      {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
-                       "threads of a block"),
-       int_choice_knob("items_per_thread", kDefaults.items_per_thread, {1, 2, 4, 8},
-                       "elements each thread handles, a block's width apart")},
-      100,
-      "pointwise operations on the GPU in one pass: intermediate results stay in registers"};
-};
-
 }  // namespace
 
-std::shared_ptr<const graph::Engine> pointwise_engine() { return std::make_shared<PointwiseEngine>(); }
+std::shared_ptr<const graph::Engine> pointwise_engine() {
+  return hip_pattern_engine<PointwisePattern>(
+      {kPointwiseEngine,
+       "HIP_POINTWISE_TUNEKIT",
+       {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
+                        "threads of a block"),
+        int_choice_knob("items_per_thread", kDefaults.items_per_thread, {1, 2, 4, 8},
+                        "elements each thread handles, a block's width apart")},
+       100,
+       "pointwise operations on the GPU in one pass: intermediate results stay in registers"},
+      match, no_workspace<PointwisePattern>,
+      [](const PointwisePattern& p, const KnobValues& knobs, int) -> Result<std::unique_ptr<ExecutionKernel>> {
+        return std::unique_ptr<ExecutionKernel>(
+            new PointwiseKernel(p, static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block)),
+                                static_cast<int>(knobs.get_int("items_per_thread", kDefaults.items_per_thread))));
+      });
+}
 
 }  // namespace tunekit::hip_engines

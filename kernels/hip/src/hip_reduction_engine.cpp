@@ -14,7 +14,6 @@ using engines::ReductionPattern;
 using graph::ExecutionArguments;
 using graph::ExecutionKernel;
 using graph::KnobValues;
-using graph::OperationGraph;
 
 // The portable defaults of kernels/hip/tuning.toml.
 const hip::HipReductionTuning kDefaults{};
@@ -62,37 +61,21 @@ class ReductionKernel final : public ExecutionKernel {
   int threads_;
 };
 
-class ReductionEngine final : public graph::Engine {
- public:
-  const graph::EngineDescriptor& descriptor() const override { return descriptor_; }
-  Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(require_hip_device(device));
-    return engines::match_reduction(graph).error();
-  }
-  Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {
-    TUNEKIT_RETURN_IF_ERROR(engines::match_reduction(graph).error());
-    return std::int64_t{0};
-  }
-  Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph& graph, const KnobValues& knobs,
-                                                   platform::Device& device) const override {
-    TUNEKIT_RETURN_IF_ERROR(check_applicable(graph, device));
-    return std::unique_ptr<ExecutionKernel>(
-        new ReductionKernel(*engines::match_reduction(graph),
-                            static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block))));
-  }
-
- private:
-  graph::EngineDescriptor descriptor_{
-      kReductionEngine,
-      "HIP_REDUCTION_TUNEKIT",
-      {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
-                       "threads of a block: a block reduces one row when the reduced elements are contiguous")},
-      100,
-      "reductions on the GPU: a block per row through shared memory, or a thread per output element"};
-};
-
 }  // namespace
 
-std::shared_ptr<const graph::Engine> reduction_engine() { return std::make_shared<ReductionEngine>(); }
+std::shared_ptr<const graph::Engine> reduction_engine() {
+  return hip_pattern_engine<ReductionPattern>(
+      {kReductionEngine,
+       "HIP_REDUCTION_TUNEKIT",
+       {int_choice_knob("threads_per_block", kDefaults.threads_per_block, {64, 128, 256, 512, 1024},
+                        "threads of a block: a block reduces one row when the reduced elements are contiguous")},
+       100,
+       "reductions on the GPU: a block per row through shared memory, or a thread per output element"},
+      engines::match_reduction, no_workspace<ReductionPattern>,
+      [](const ReductionPattern& p, const KnobValues& knobs, int) -> Result<std::unique_ptr<ExecutionKernel>> {
+        return std::unique_ptr<ExecutionKernel>(
+            new ReductionKernel(p, static_cast<int>(knobs.get_int("threads_per_block", kDefaults.threads_per_block))));
+      });
+}
 
 }  // namespace tunekit::hip_engines

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "tunekit/engines/conv_pattern.hpp"
+#include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 
 namespace tunekit::engines {
@@ -114,7 +115,7 @@ ConvFindEngine::ConvFindEngine(std::vector<Candidate> candidates)
       choices_(std::make_shared<Choices>()) {}
 
 Error ConvFindEngine::check_applicable(const OperationGraph& graph, const platform::Device& device) const {
-  if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+  TUNEKIT_RETURN_IF_ERROR(require_device(platform::DeviceKind::CPU, device));
   TUNEKIT_RETURN_IF_ERROR(match_conv(graph).error());
   if (!heuristic(graph, device)) return {ErrorCode::NOT_SUPPORTED, "no convolution engine applies"};
   return Error::ok();

@@ -224,7 +224,7 @@ class OracleEngine final : public graph::Engine {
   }
   const EngineDescriptor& descriptor() const override { return descriptor_; }
   Error check_applicable(const OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    TUNEKIT_RETURN_IF_ERROR(require_device(platform::DeviceKind::CPU, device));
     return match_any(graph).error();
   }
   Result<std::int64_t> estimate_workspace(const OperationGraph& graph, const KnobValues&) const override {

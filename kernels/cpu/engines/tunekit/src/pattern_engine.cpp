@@ -1,4 +1,4 @@
-// The checks every CPU engine's kernels make.
+// The checks every engine's kernels make.
 #include "tunekit/engines/pattern_engine.hpp"
 
 #include <fmt/format.h>
@@ -52,6 +52,14 @@ bool is_dense_float(const graph::Tensor& t) noexcept {
 }
 
 Error not_supported(std::string why) { return {ErrorCode::NOT_SUPPORTED, std::move(why)}; }
+
+Error require_device(platform::DeviceKind wanted, const platform::Device& device) {
+  if (device.kind() == wanted) return Error::ok();
+  if (wanted == platform::DeviceKind::CPU) return not_supported("runs on the CPU only");
+  return not_supported(fmt::format("runs on a {} device, not on {} ({})",
+                                   wanted == platform::DeviceKind::HIP ? std::string_view("HIP") : platform::to_string(wanted),
+                                   platform::to_string(device.kind()), device.name()));
+}
 
 Error check_dense_float_ports(const graph::Operation& op, std::initializer_list<const char*> inputs,
                               std::initializer_list<const char*> outputs) {

@@ -1,8 +1,9 @@
-// What every CPU engine provider's engines share: an engine over one graph
-// pattern (MatmulPattern, ConvPattern) that applies on the CPU when the
-// pattern matches, estimates its workspace from the pattern and knobs, and
-// compiles with the knob's thread count capped by the device; a function
-// does each engine's own part. Plus the checks their kernels all make.
+// What every engine provider's engines share: an engine over one graph
+// pattern (MatmulPattern, ConvPattern) that applies on its kind of device
+// (the CPU, or a GPU for the engines of kernels/hip) when the pattern
+// matches, estimates its workspace from the pattern and knobs, and compiles
+// with the knob's thread count capped by the device; a function does each
+// engine's own part. Plus the checks their kernels all make.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,10 @@ bool is_dense_float(const graph::Tensor& t) noexcept;
 // NOT_SUPPORTED with `why`: a pattern's reason for not applying.
 Error not_supported(std::string why);
 
+// OK when `device` is of kind `wanted`; otherwise NOT_SUPPORTED, "runs on
+// the CPU only" or "runs on a HIP device, not on cpu (<the device's name>)".
+Error require_device(platform::DeviceKind wanted, const platform::Device& device);
+
 // NOT_SUPPORTED naming the first port that is not a densely packed float
 // tensor of the graph's own (not virtual): every port of `inputs` must be
 // present, a port of `outputs` may be absent.
@@ -60,13 +65,14 @@ class PatternEngine final : public graph::Engine {
   using Make = std::function<Result<std::unique_ptr<graph::ExecutionKernel>>(const Pattern&, const graph::KnobValues&,
                                                                              int threads)>;
 
-  PatternEngine(graph::EngineDescriptor descriptor, Match match, Workspace workspace, Make make)
+  PatternEngine(graph::EngineDescriptor descriptor, Match match, Workspace workspace, Make make,
+                platform::DeviceKind device_kind = platform::DeviceKind::CPU)
       : descriptor_(std::move(descriptor)), match_(std::move(match)), workspace_(std::move(workspace)),
-        make_(std::move(make)) {}
+        make_(std::move(make)), device_kind_(device_kind) {}
 
   const graph::EngineDescriptor& descriptor() const override { return descriptor_; }
   Error check_applicable(const graph::OperationGraph& graph, const platform::Device& device) const override {
-    if (device.kind() != platform::DeviceKind::CPU) return {ErrorCode::NOT_SUPPORTED, "runs on the CPU only"};
+    TUNEKIT_RETURN_IF_ERROR(require_device(device_kind_, device));
     return match_(graph).error();
   }
   Result<std::int64_t> estimate_workspace(const graph::OperationGraph& graph,
@@ -87,6 +93,7 @@ class PatternEngine final : public graph::Engine {
   Match match_;
   Workspace workspace_;
   Make make_;
+  platform::DeviceKind device_kind_;
 };
 
 // An engine of `Pattern` that needs no workspace and whose kernel is
