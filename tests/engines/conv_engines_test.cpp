@@ -172,9 +172,13 @@ const std::vector<ConvCase>& direct_cases() {
 }
 
 // Grouped convolutions: two groups, groups of one input channel and
-// several outputs, depthwise (one in, one out per group), in both layouts.
+// several outputs, depthwise (one in, one out per group), in both layouts;
+// a depthwise one of two output rows and 72 channels, whose rows are split
+// into parts of the channel blocks (too few rows for 4 tasks per thread;
+// the last part shorter, or empty where the blocks do not divide).
 const std::vector<ConvCase>& grouped_cases() {
   static const std::vector<ConvCase> cases{
+      {1, 72, 2, 9, 72, 3, 3, 1, 1, 1, true, true, true, 72},  {1, 72, 2, 9, 72, 3, 3, 1, 1, 1, false, true, false, 72},
       {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, true, true, true, 2},    {2, 8, 9, 11, 12, 3, 3, 1, 1, 1, false, true, true, 2},
       {1, 6, 10, 10, 18, 3, 3, 0, 2, 1, true, false, false, 6}, {1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40},
       {1, 40, 9, 13, 40, 3, 3, 1, 2, 1, false, true, false, 40}, {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, true, true, false, 4},
@@ -202,6 +206,26 @@ TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
     ASSERT_TRUE(forced.ok());
     for (const ConvCase& c : grouped_cases()) check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
   }
+}
+
+TEST_F(ConvEngines, DirectRefusesKnobsADepthwiseConvolutionDoesNotUse) {
+  const ConvCase c{1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40};
+  Graph graph;
+  build(graph, c);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const Engine& engine = *registry_->find(kConvTunekitDirectEngine);
+  for (const auto& [knob, value] : std::vector<std::pair<std::string, KnobValue>>{
+           {"channel_block", KnobValue(std::int64_t{16})}, {"order", KnobValue(std::string("blocks"))}}) {
+    const KnobValues knobs = engine.descriptor().resolve({KnobSetting{knob, value}});
+    Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+    ASSERT_FALSE(estimate.ok()) << knob;
+    EXPECT_EQ(estimate.error().code(), ErrorCode::NOT_SUPPORTED);
+    EXPECT_NE(estimate.error().message().find(knob), std::string::npos) << estimate.error().message();
+    EXPECT_FALSE(engine.compile(graph.operation_graph(), knobs, device_).ok()) << knob;
+  }
+  // The same knobs on a grouped convolution that is not depthwise still apply.
+  const ConvCase grouped{2, 8, 9, 11, 12, 3, 3, 1, 1, 1, true, true, true, 2};
+  check(kConvTunekitDirectEngine, grouped, {{"channel_block", std::int64_t{16}}, {"order", std::string("blocks")}});
 }
 
 TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {

@@ -7,8 +7,8 @@
 constexpr int kBlockK = 2 * S::kLanes;
 
 template <int NP>
-[[gnu::always_inline]] inline void finish(const DirectConvRow& a, std::int64_t first, typename S::V* c0,
-                                          typename S::V* c1);
+[[gnu::always_inline]] inline void finish(const DirectConvRow& a, float* y, const float* bias, std::int64_t valid_k,
+                                          typename S::V* c0, typename S::V* c1);
 
 // NP pixels from `first`: the sums over every tap and channel, then the
 // bias and relu on the registers, then the store.
@@ -39,36 +39,36 @@ void tile(const DirectConvRow& a, std::int64_t first) {
       }
     }
   }
-  finish<NP>(a, first, c0, c1);
+  finish<NP>(a, a.y + first * a.y_pixel_step, a.bias, a.valid_k, c0, c1);
 }
 
 // The tile's sums c0 (the block's first vector of channels) and c1 of NP
-// pixels from `first`: plus what Y holds when accumulating, then the bias
-// and relu, then the store of the block's valid channels.
+// pixels at `y`: plus what Y holds when accumulating, then the bias (block_k
+// floats, zeros past valid_k) and relu, then the store of the block's
+// valid_k channels.
 template <int NP>
-[[gnu::always_inline]] inline void finish(const DirectConvRow& a, std::int64_t first, typename S::V* c0,
-                                          typename S::V* c1) {
+[[gnu::always_inline]] inline void finish(const DirectConvRow& a, float* y, const float* bias, std::int64_t valid_k,
+                                          typename S::V* c0, typename S::V* c1) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
-  float* y = a.y + first * a.y_pixel_step;
   // The group's last block: only its valid channels belong to Y.
-  const bool whole = a.valid_k == kBlockK;
-  float staged[kBlockK] = {};
+  const bool whole = valid_k == kBlockK;
+  float staged[kBlockK];
   if (a.accumulate) {
 #pragma GCC unroll 16
     for (int i = 0; i < NP; ++i) {
       const float* yi = y + i * a.y_pixel_step;
       if (!whole) {
-        for (std::int64_t j = 0; j < a.valid_k; ++j) staged[j] = yi[j];
+        for (std::int64_t j = 0; j < kBlockK; ++j) staged[j] = j < valid_k ? yi[j] : 0.0f;
         yi = staged;
       }
       c0[i] = S::add(c0[i], S::load(yi));
       c1[i] = S::add(c1[i], S::load(yi + L));
     }
   }
-  if (a.bias != nullptr) {
-    const V b0 = S::load(a.bias);
-    const V b1 = S::load(a.bias + L);
+  if (bias != nullptr) {
+    const V b0 = S::load(bias);
+    const V b1 = S::load(bias + L);
 #pragma GCC unroll 16
     for (int i = 0; i < NP; ++i) {
       c0[i] = S::add(c0[i], b0);
@@ -93,7 +93,7 @@ template <int NP>
   for (int i = 0; i < NP; ++i) {
     S::store(staged, c0[i]);
     S::store(staged + L, c1[i]);
-    for (std::int64_t j = 0; j < a.valid_k; ++j) y[i * a.y_pixel_step + j] = staged[j];
+    for (std::int64_t j = 0; j < valid_k; ++j) y[i * a.y_pixel_step + j] = staged[j];
   }
 }
 
@@ -116,15 +116,18 @@ void row(const DirectConvRow& a) {
 }
 
 // Depthwise (one input and one output channel per group): the lanes are
-// channels of one pixel instead, so a tile is NP pixels x block_k channels,
-// X loaded as vectors, a tap's filter one vector pair. A block of fewer than
-// block_k channels (the last; Whole false) reads X through a staged copy,
-// so that no load goes past the pixel's channels; that copy is a template
-// case of its own, so that the whole blocks keep their sums in registers.
+// channels of one pixel instead, so a tile is NP pixels x block_k channels
+// of channel block `block`, X loaded as vectors, a tap's filter one vector
+// pair. A block of fewer than block_k channels (the last; Whole false) reads
+// X through a staged copy, so that no load goes past the pixel's channels;
+// that copy is a template case of its own, so that the whole blocks keep
+// their sums in registers.
 template <int NP, bool Whole>
-void depthwise_tile(const DirectConvRow& a, std::int64_t first) {
+void depthwise_tile(const DirectConvRow& a, std::int64_t first, std::int64_t block) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
+  const std::int64_t offset = block * kBlockK;
+  const std::int64_t valid_k = Whole ? kBlockK : a.valid_k;
   V c0[NP], c1[NP];
 #pragma GCC unroll 16
   for (int i = 0; i < NP; ++i) {
@@ -132,10 +135,18 @@ void depthwise_tile(const DirectConvRow& a, std::int64_t first) {
     c1[i] = S::zero();
   }
   const std::int64_t step = a.pixel_step;
+  if (NP == kPixels && a.tap_columns > 0) {
+    for (std::int64_t t = a.tap_columns - 1; t < a.tap_count; t += a.tap_columns) {
+      const float* next = a.taps[t] + (first + NP) * step + offset;
+#pragma GCC unroll 16
+      for (int i = 0; i < NP; ++i) __builtin_prefetch(next + i * step);
+    }
+  }
   for (std::int64_t t = 0; t < a.tap_count; ++t) {
-    const float* x = a.taps[t] + first * step;
-    const V w0 = S::load(a.tap_weights[t]);
-    const V w1 = S::load(a.tap_weights[t] + L);
+    const float* x = a.taps[t] + first * step + offset;
+    const float* w = a.tap_weights[t] + block * a.block_weight_step;
+    const V w0 = S::load(w);
+    const V w1 = S::load(w + L);
 #pragma GCC unroll 16
     for (int i = 0; i < NP; ++i) {
       V x0, x1;
@@ -144,7 +155,7 @@ void depthwise_tile(const DirectConvRow& a, std::int64_t first) {
         x1 = S::load(x + i * step + L);
       } else {
         float staged[kBlockK] = {};
-        for (std::int64_t j = 0; j < a.valid_k; ++j) staged[j] = x[i * step + j];
+        for (std::int64_t j = 0; j < valid_k; ++j) staged[j] = x[i * step + j];
         x0 = S::load(staged);
         x1 = S::load(staged + L);
       }
@@ -152,31 +163,31 @@ void depthwise_tile(const DirectConvRow& a, std::int64_t first) {
       c1[i] = S::fma(x1, w1, c1[i]);
     }
   }
-  finish<NP>(a, first, c0, c1);
+  finish<NP>(a, a.y + first * a.y_pixel_step + offset, a.bias != nullptr ? a.bias + offset : nullptr, valid_k, c0,
+             c1);
 }
 
-template <int NP, bool Whole>
+// NP pixels from `first`, every channel block in turn.
+template <int NP>
+void depthwise_pixels(const DirectConvRow& a, std::int64_t first) {
+  const std::int64_t whole_blocks = a.valid_k == kBlockK ? a.channel_blocks : a.channel_blocks - 1;
+  for (std::int64_t block = 0; block < whole_blocks; ++block) depthwise_tile<NP, true>(a, first, block);
+  if (whole_blocks < a.channel_blocks) depthwise_tile<NP, false>(a, first, whole_blocks);
+}
+
+template <int NP>
 void depthwise_tail(const DirectConvRow& a, std::int64_t first, std::int64_t left) {
   if constexpr (NP > 0) {
     if (left == NP) {
-      depthwise_tile<NP, Whole>(a, first);
+      depthwise_pixels<NP>(a, first);
     } else {
-      depthwise_tail<NP - 1, Whole>(a, first, left);
+      depthwise_tail<NP - 1>(a, first, left);
     }
   }
 }
 
-template <bool Whole>
-void depthwise_pixels(const DirectConvRow& a) {
-  std::int64_t first = 0;
-  for (; first + kPixels <= a.pixels; first += kPixels) depthwise_tile<kPixels, Whole>(a, first);
-  depthwise_tail<kPixels - 1, Whole>(a, first, a.pixels - first);
-}
-
 void depthwise_row(const DirectConvRow& a) {
-  if (a.valid_k == kBlockK) {
-    depthwise_pixels<true>(a);
-  } else {
-    depthwise_pixels<false>(a);
-  }
+  std::int64_t first = 0;
+  for (; first + kPixels <= a.pixels; first += kPixels) depthwise_pixels<kPixels>(a, first);
+  depthwise_tail<kPixels - 1>(a, first, a.pixels - first);
 }

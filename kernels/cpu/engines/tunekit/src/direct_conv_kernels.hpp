@@ -33,7 +33,20 @@ struct DirectConvRow {
   std::int64_t pixels = 0;
   float* y = nullptr;  // the first pixel's first channel of the block
   std::int64_t y_pixel_step = 0;
-  std::int64_t valid_k = 0;      // channels of the block to store (at most block_k)
+  std::int64_t valid_k = 0;      // channels of the (last) block to store (at most block_k)
+  // Depthwise only: blocks of block_k channels run per tile of pixels, one
+  // after the other, each block_k channels further in X, Y and the bias and
+  // `block_weight_step` floats further in the filter; all but the last are
+  // whole. Running a pixel's every channel together reads X and writes Y
+  // contiguously, as NHWC lays them out.
+  std::int64_t channel_blocks = 1;
+  std::int64_t block_weight_step = 0;
+  // Depthwise: when positive, the taps are whole filter rows of `tap_columns`
+  // taps each (the interior pixels), and a tile prefetches what the rightmost
+  // tap of each filter row reads for the next tile of pixels: the lines no
+  // tile has read yet, which the hardware prefetchers miss because the tiles
+  // walk X along channels and pixels at once.
+  std::int64_t tap_columns = 0;
   // Adds the sums to what Y holds (a later part of the input channels).
   bool accumulate = false;
   // The last part: the bias (block_k floats, zeros past valid_k) and the relu
@@ -48,7 +61,7 @@ struct DirectConvKernels {
   void (*row)(const DirectConvRow& row);
   // The same for a depthwise convolution (one input and one output channel
   // per group): the lanes are consecutive channels (groups) of one pixel,
-  // a tap's filter is block_k floats, `channels` is not read.
+  // a tap's filter is block_k floats per block, `channels` is not read.
   void (*depthwise_row)(const DirectConvRow& row);
 };
 
