@@ -59,14 +59,23 @@ endif()
 # kernels/cpu/engines/CMakeLists.txt), required by the tests and benchmarks,
 # which compare against them. Debian installs BLIS in a folder of its own, and
 # its libblas/cblas symbols would clash with OpenBLAS's: tunekit uses its bli_*
-# API only.
+# API only. The static archive comes first: it holds the context of every
+# configuration BLIS was built with (bli_gks_lookup_nat_cntx, which the
+# shared library keeps internal), so that the configuration is a knob; from
+# it the linker takes only the objects bli_* calls need, never the BLAS layer.
 pkg_check_modules(tunekit_openblas QUIET IMPORTED_TARGET GLOBAL openblas)
 find_path(TUNEKIT_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES x86_64-linux-gnu/blis-openmp blis-openmp blis)
-find_library(TUNEKIT_BLIS_LIBRARY blis PATH_SUFFIXES blis-openmp x86_64-linux-gnu/blis-openmp)
+find_library(TUNEKIT_BLIS_LIBRARY NAMES libblis.a blis PATH_SUFFIXES blis-openmp x86_64-linux-gnu/blis-openmp)
 if(TUNEKIT_BLIS_INCLUDE_DIR AND TUNEKIT_BLIS_LIBRARY)
   add_library(tunekit_blis INTERFACE IMPORTED GLOBAL)
   target_include_directories(tunekit_blis INTERFACE "${TUNEKIT_BLIS_INCLUDE_DIR}")
   target_link_libraries(tunekit_blis INTERFACE "${TUNEKIT_BLIS_LIBRARY}")
+  if(TUNEKIT_BLIS_LIBRARY MATCHES "\\.a$")
+    # BLIS's OpenMP build: its threads are libgomp's.
+    find_package(OpenMP REQUIRED COMPONENTS CXX)
+    target_link_libraries(tunekit_blis INTERFACE OpenMP::OpenMP_CXX Threads::Threads m)
+    target_compile_definitions(tunekit_blis INTERFACE TUNEKIT_BLIS_CONFIGURATIONS=1)
+  endif()
 endif()
 # oneDNN by its header and library: Debian's CMake package of oneDNN 2.6
 # requires OpenCL's development files, which its CPU engines do not use.

@@ -12,7 +12,11 @@
 #include <iterator>
 #include <random>
 #include <regex>
+#include <set>
 #include <thread>
+
+// BLIS for its configurations' micro-kernels (TheBlisConfigurationKnob...).
+#include <blis.h>
 
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/engines/blis_engines.hpp"
@@ -23,6 +27,7 @@
 #include "tunekit/engines/openblas_engines.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit/graph/graph.hpp"
+#include "tunekit/platform/cpu_descriptor.hpp"
 #include "tunekit/platform/cpu_device.hpp"
 
 namespace tunekit::engines {
@@ -165,7 +170,7 @@ TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   EXPECT_EQ(registry_->origin(kMatmulOpenblasEngine)->catalogue_version,
             "openblas-" + openblas_version() + "-" + openblas_core_name() + "-engines-1");
   EXPECT_EQ(registry_->origin(kMatmulBlisEngine)->catalogue_version,
-            "blis-" + blis_version() + "-" + blis_configuration() + "-engines-1");
+            "blis-" + blis_version() + "-" + blis_configuration() + "-engines-2");
   EXPECT_EQ(registry_->origin(kMatmulLibxsmmEngine)->catalogue_version,
             "libxsmm-" + libxsmm_version() + "-" + libxsmm_target() + "-engines-1");
   EXPECT_TRUE(std::regex_match(libxsmm_version(), version)) << libxsmm_version();
@@ -220,6 +225,58 @@ TEST_F(CpuEngines, EveryEngineMatchesTheDoubleReferenceOnEveryLayoutAndEpilogue)
       if (hardware > 1) check(engine, c, {{"threads", std::int64_t{2}}});
     }
   }
+}
+
+// The BLIS engine's configuration knob: every configuration built into the
+// linked BLIS that this processor runs is offered, and each computes the
+// product on a context of its own (the micro-kernel of an instruction-set
+// configuration is not generic's).
+TEST_F(CpuEngines, TheBlisConfigurationKnobRunsEachConfigurationOnItsOwnContext) {
+  const std::vector<BlisConfiguration> configurations = blis_configurations();
+  // scripts/bootstrap installs libblis-dev, whose static archive has the lookup.
+  ASSERT_FALSE(configurations.empty());
+  std::vector<KnobValue> expected{KnobValue(std::string("auto"))};
+  std::set<std::string> names;
+  for (const BlisConfiguration& c : configurations) {
+    expected.push_back(KnobValue(c.name));
+    names.insert(c.name);
+  }
+  const auto& knobs = registry_->find(kMatmulBlisEngine)->descriptor().knobs;
+  const auto knob = std::find_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.id == "configuration"; });
+  ASSERT_NE(knob, knobs.end());
+  EXPECT_EQ(knob->allowed_values, expected);
+  // The detected configuration is "auto" alone.
+  EXPECT_FALSE(names.count(blis_configuration())) << knob->description;
+  names.insert(blis_configuration());
+  EXPECT_TRUE(names.count("generic")) << knob->description;
+  const auto& features = platform::GetCpuDescriptor().features;
+  if (features.contains(platform::CpuFeature::AVX2) && features.contains(platform::CpuFeature::FMA)) {
+    EXPECT_TRUE(names.count("haswell")) << knob->description;
+  }
+  if (!features.contains(platform::CpuFeature::AVX512F)) {
+    EXPECT_FALSE(names.count("skx")) << knob->description;
+  }
+  const auto kernel_of = [](void* context) {
+    return reinterpret_cast<void*>(bli_cntx_get_l3_nat_ukr_dt(BLIS_FLOAT, BLIS_GEMM_UKR, static_cast<cntx_t*>(context)));
+  };
+  const auto generic = std::find_if(configurations.begin(), configurations.end(),
+                                    [](const BlisConfiguration& c) { return c.name == "generic"; });
+  void* generic_kernel = kernel_of(generic != configurations.end() ? generic->context : bli_gks_query_cntx());
+  for (const BlisConfiguration& c : configurations) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NE(c.context, static_cast<void*>(bli_gks_query_cntx()));
+    if (c.name != "generic") {
+      EXPECT_NE(kernel_of(c.context), generic_kernel);
+    }
+    check(kMatmulBlisEngine, {37, 23, 29, false, true, true, Activation::GELU}, {{"configuration", c.name}});
+    check(kMatmulBlisEngine, {130, 70, 300, true, false, false, Activation::NONE},
+          {{"configuration", c.name}, {"threads", std::int64_t{1}}});
+  }
+  // A configuration that is not offered is refused when the plan is made.
+  Graph graph;
+  build(graph, {8, 8, 8});
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  EXPECT_TRUE(graph.create_execution_plan_ext(kMatmulBlisEngine, {{"configuration", std::string("knl")}}).is_bad());
 }
 
 TEST_F(CpuEngines, TunekitTileKnobsChangeTheConfigurationNotTheResult) {

@@ -115,19 +115,30 @@ class ProductThenEpilogue final : public graph::ExecutionKernel {
 
 std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
                                                                   PatternEngine<MatmulPattern>::Match match,
-                                                                  MatmulProduct product) {
-  auto shared = std::make_shared<const MatmulProduct>(std::move(product));
+                                                                  MatmulProductForKnobs make_product) {
   return std::make_shared<PatternEngine<MatmulPattern>>(
       std::move(descriptor), std::move(match),
       [](const MatmulPattern& p, const graph::KnobValues& knobs) -> Result<std::int64_t> {
         return epilogue_scratch_bytes(p, knobs.get_int("threads", 1));
       },
-      [shared](const MatmulPattern& p, const graph::KnobValues& knobs,
-               int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
+      [make_product = std::move(make_product)](const MatmulPattern& p, const graph::KnobValues& knobs,
+                                               int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
+        Result<MatmulProduct> product = make_product(p, knobs);
+        if (!product.ok()) return product.error();
         // Sized by the knob, as the estimate is, so the two agree.
         return std::unique_ptr<graph::ExecutionKernel>(
-            new ProductThenEpilogue(p, shared, threads, epilogue_scratch_bytes(p, knobs.get_int("threads", 1))));
+            new ProductThenEpilogue(p, std::make_shared<const MatmulProduct>(std::move(*product)), threads,
+                                    epilogue_scratch_bytes(p, knobs.get_int("threads", 1))));
       });
+}
+
+std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
+                                                                  PatternEngine<MatmulPattern>::Match match,
+                                                                  MatmulProduct product) {
+  auto shared = std::make_shared<const MatmulProduct>(std::move(product));
+  return product_then_epilogue_engine(
+      std::move(descriptor), std::move(match),
+      [shared](const MatmulPattern&, const graph::KnobValues&) -> Result<MatmulProduct> { return *shared; });
 }
 
 }  // namespace tunekit::engines

@@ -43,4 +43,14 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
                                                                   PatternEngine<MatmulPattern>::Match match,
                                                                   MatmulProduct product);
 
+// The product a plan compiles for its knobs (for example BLIS's context of
+// the configuration knob), or the reason it cannot.
+using MatmulProductForKnobs = std::function<Result<MatmulProduct>(const MatmulPattern&, const graph::KnobValues&)>;
+
+// The same engine whose product depends on the knobs: `make_product` runs
+// when a plan compiles.
+std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
+                                                                  PatternEngine<MatmulPattern>::Match match,
+                                                                  MatmulProductForKnobs make_product);
+
 }  // namespace tunekit::engines
