@@ -5,9 +5,10 @@
 // library (the provider best over all cases, by geometric mean) over the
 // winner. The memory-bound cases (normalizations, softmax, reductions):
 // tunekit against oneDNN and both against a same-run copy of the graph's
-// largest tensor. Nearest-shape selection on shapes between the tuned ones
+// largest tensor. Convolutions: tunekit's fastest engine and oneDNN's fastest
+// direct one timed again, interleaved. Nearest-shape selection on shapes between the tuned ones
 // (report_nearest_shapes). Then tunekit's matmul against the faster of OpenBLAS and BLIS on
-// squares of 1024 and 2048, and the wall time of autotune() over the sum of
+// squares of 1024 and 2048 (the four libraries in turn, interleaved), and the wall time of autotune() over the sum of
 // the executions it timed.
 //
 //   bench_engines [--quick] [--min-time SECONDS]
@@ -98,6 +99,42 @@ class Bench {
     return samples[samples.size() / 2];
   }
 
+  // The median times of several plans on the same buffers in ms (NaN for one
+  // that cannot run), executed in turn, one execution each per round, so
+  // that a slow phase of a shared machine falls on all of them: at least 5
+  // rounds and min_time per plan after a warm-up.
+  std::vector<double> time_plans_interleaved(std::vector<Graph>& graphs, Buffers& buffers) {
+    std::int64_t most = 0;
+    for (Graph& g : graphs) most = std::max(most, g.get_workspace_size());
+    std::vector<std::byte> workspace(static_cast<std::size_t>(most) + 64);
+    std::vector<bool> runs(graphs.size());
+    for (std::size_t i = 0; i < graphs.size(); ++i) {
+      runs[i] = graphs[i].execute(handle(), buffers.pack, workspace.data()).is_good();
+    }
+    std::vector<std::vector<double>> samples(graphs.size());
+    const auto start = Clock::now();
+    const double total = options_.min_time * static_cast<double>(graphs.size());
+    for (int round = 0; round < 1000; ++round) {
+      if (round >= 5 && std::chrono::duration<double>(Clock::now() - start).count() >= total) break;
+      for (std::size_t i = 0; i < graphs.size(); ++i) {
+        if (!runs[i]) continue;
+        const auto t0 = Clock::now();
+        (void)graphs[i].execute(handle(), buffers.pack, workspace.data());
+        samples[i].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    }
+    std::vector<double> medians;
+    for (std::vector<double>& s : samples) {
+      if (s.empty()) {
+        medians.push_back(std::nan(""));
+        continue;
+      }
+      std::nth_element(s.begin(), s.begin() + static_cast<long>(s.size() / 2), s.end());
+      medians.push_back(s[s.size() / 2]);
+    }
+    return medians;
+  }
+
   // Times each non-reference engine that applies, at its defaults and on one
   // thread; oneDNN's convolution also with its direct algorithm (the
   // reference of tunekit's convolutions).
@@ -171,18 +208,22 @@ struct CaseResult {
     }
     return best;
   }
-  // oneDNN's convolution with its direct algorithm, best over its knobs.
-  double onednn_direct() const {
-    double best = HUGE_VAL;
+  // oneDNN's convolution with its direct algorithm, the fastest of its knobs.
+  const Candidate* fastest_onednn_direct() const {
+    const Candidate* best = nullptr;
     for (const Candidate& c : candidates) {
       auto algorithm = c.knobs.find("algorithm");
       if (c.engine == engines::kConvOnednnEngine && algorithm != c.knobs.end() && algorithm->second.as_string() &&
-          *algorithm->second.as_string() == "direct") {
-        best = std::min(best, c.ms);
+          *algorithm->second.as_string() == "direct" && (best == nullptr || c.ms < best->ms)) {
+        best = &c;
       }
     }
     return best;
   }
+  // Convolutions: tunekit's fastest candidate and oneDNN's fastest direct
+  // one timed again, interleaved (their ms in that order; NaN when either is missing).
+  std::string tunekit_plan;
+  double tunekit_vs_direct[2] = {std::nan(""), std::nan("")};
 };
 
 Graph square_matmul(Handle* handle, std::int64_t n) {
@@ -400,6 +441,20 @@ int main(int argc, char** argv) {
       for (const Candidate& c : result.candidates) {
         if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
       }
+      const Candidate* tunekit_best = result.fastest_of("tunekit");
+      const Candidate* direct = result.fastest_onednn_direct();
+      if (result.convolution && tunekit_best != nullptr && direct != nullptr) {
+        std::vector<Graph> pair;
+        for (const Candidate* c : {tunekit_best, direct}) {
+          pair.push_back(make());
+          (void)pair.back().create_execution_plan_ext(c->engine, c->knobs);
+          (void)pair.back().build_plans(BuildPlanPolicy::ALL);
+        }
+        const std::vector<double> ms = bench.time_plans_interleaved(pair, buffers);
+        result.tunekit_plan = tunekit_best->plan;
+        result.tunekit_vs_direct[0] = ms[0];
+        result.tunekit_vs_direct[1] = ms[1];
+      }
       if (multiply_adds(probe.operation_graph()) == 0) {
         std::size_t largest = 0;
         for (const auto& [uid, values] : buffers.data) largest = std::max(largest, values.size() * sizeof(float));
@@ -450,14 +505,13 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\nconvolutions: tunekit's fastest engine against oneDNN's direct algorithm (its fastest implementation"
-              " and thread count; ratio: oneDNN direct's time over tunekit's)\n");
+              " and thread count), the two timed again in turn; ratio: oneDNN direct's time over tunekit's\n");
   std::printf("%-42s %-48s %12s %16s %8s\n", "graph [shape set]", "tunekit's fastest", "tunekit ms",
               "onednn direct ms", "ratio");
   for (const CaseResult& c : cases) {
-    const Candidate* tk = c.fastest_of("tunekit");
-    if (!c.convolution || tk == nullptr) continue;
-    std::printf("%-42s %-48s %12.4f %16.4f %8.3f\n", c.name.c_str(), tk->plan.c_str(), tk->ms, c.onednn_direct(),
-                c.onednn_direct() / tk->ms);
+    if (!c.convolution || c.tunekit_plan.empty()) continue;
+    std::printf("%-42s %-48s %12.4f %16.4f %8.3f\n", c.name.c_str(), c.tunekit_plan.c_str(), c.tunekit_vs_direct[0],
+                c.tunekit_vs_direct[1], c.tunekit_vs_direct[1] / c.tunekit_vs_direct[0]);
   }
 
   report_nearest_shapes(bench, files, cases, options);
@@ -474,16 +528,15 @@ int main(int argc, char** argv) {
     Buffers buffers(probe.operation_graph());
     const int hardware = static_cast<int>(device.execution().effective_threads);
     for (int threads : std::set<int>{1, std::min(2, hardware)}) {
-      auto time_of = [&](std::int64_t engine) {
-        Graph graph = make();
-        (void)graph.create_execution_plan_ext(engine, {{"threads", std::int64_t{threads}}});
-        (void)graph.build_plans(BuildPlanPolicy::ALL);
-        return bench.time_plan(graph, buffers);
-      };
-      const double tk = time_of(engines::kMatmulTunekitEngine);
-      const double ob = time_of(engines::kMatmulOpenblasEngine);
-      const double bl = time_of(engines::kMatmulBlisEngine);
-      const double dn = time_of(engines::kMatmulOnednnEngine);
+      std::vector<Graph> graphs;
+      for (std::int64_t engine : {engines::kMatmulTunekitEngine, engines::kMatmulOpenblasEngine,
+                                  engines::kMatmulBlisEngine, engines::kMatmulOnednnEngine}) {
+        graphs.push_back(make());
+        (void)graphs.back().create_execution_plan_ext(engine, {{"threads", std::int64_t{threads}}});
+        (void)graphs.back().build_plans(BuildPlanPolicy::ALL);
+      }
+      const std::vector<double> ms = bench.time_plans_interleaved(graphs, buffers);
+      const double tk = ms[0], ob = ms[1], bl = ms[2], dn = ms[3];
       std::printf("%-14s %8d %12.3f %12.3f %12.3f %12.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk,
                   ob, bl, dn, std::min(ob, bl) / tk);
     }

@@ -222,6 +222,53 @@ TEST_F(OverridesCli, LookupExplainsAMatchAndAMissAndExitsZeroEitherWay) {
   EXPECT_NE(bad.err.find("--tensor 'A=16by8'"), std::string::npos) << bad.err;
 }
 
+// An entry applies on the device it was tuned on: lookup matches the
+// entries of the device --device names (the CPU by default; a GPU's
+// signature is "hip:..."), stops with the reason where that device is
+// absent, and --any-device ignores the validators.
+TEST_F(OverridesCli, LookupMatchesTheEntriesOfTheDeviceItNames) {
+  ASSERT_EQ(run_tool(tune({})).exit_code, 0);
+  const std::vector<std::string> query{"overrides", "lookup", output,     "--op",     "matmul", "--tensor",
+                                       "A=16x24",   "--tensor", "B=24x8", "--json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = query;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tool(args);
+  };
+  auto cpu = with({"--device", "cpu"});
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(json::parse(cpu.out)["matched"], true);
+
+  // The same entry as a GPU had tuned it: the CPU's lookup misses it, naming both signatures.
+  json file = json::parse(read(output));
+  const std::string cpu_signature = file["engine_overrides"][0]["validators"]["device_signature"];
+  file["engine_overrides"][0]["validators"]["device_signature"] = "hip:0123456789abcdef";
+  write(output, file.dump());
+  auto missed = with({"--device", "cpu"});
+  ASSERT_EQ(missed.exit_code, 0) << missed.err;
+  const json miss = json::parse(missed.out);
+  EXPECT_EQ(miss["matched"], false);
+  ASSERT_EQ(miss["misses"].size(), 1u);
+  const std::string reason = miss["misses"][0]["reason"];
+  EXPECT_NE(reason.find("hip:0123456789abcdef"), std::string::npos) << reason;
+  EXPECT_NE(reason.find(cpu_signature), std::string::npos) << reason;
+  EXPECT_EQ(json::parse(with({"--any-device"}).out)["matched"], true);
+
+  const auto described = run_tool({"describe", "--json"});
+  ASSERT_EQ(described.exit_code, 0);
+  const json hip = json::parse(described.out)["hip"];
+  if (hip["devices"].empty()) {
+    auto gpu = with({"--device", "hip"});
+    EXPECT_EQ(gpu.exit_code, 1) << gpu.err;
+    EXPECT_NE(gpu.err.find("--device hip: " + hip["reason"].get<std::string>()), std::string::npos) << gpu.err;
+    EXPECT_TRUE(gpu.out.empty()) << gpu.out;
+  }
+  auto unknown = with({"--device", "gpu"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--device: unknown device 'gpu' (cpu, hip or hip:N)"), std::string::npos) << unknown.err;
+  EXPECT_EQ(with({"--device", "cpu", "--any-device"}).exit_code, 2);
+}
+
 TEST_F(OverridesCli, LookupSkipsAnUnreadableOrMissingFileAsThePolicyDoesAndMatchesInTheOthers) {
   ASSERT_EQ(run_tool(tune({})).exit_code, 0);
   const std::string broken = (folder / "broken.json").string();

@@ -10,6 +10,7 @@
 
 #include "engine_registrations.hpp"
 #include "exit_codes.hpp"
+#include "tune_shape.hpp"
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/internal/json_text.hpp"
 #include "tunekit/internal/knob_json.hpp"
@@ -17,7 +18,7 @@
 #include "tunekit/graph/override_policy.hpp"
 #include "tunekit/graph/override_writer.hpp"
 #include "tunekit/graph/tensor.hpp"
-#include "tunekit/platform/cpu_device.hpp"
+#include "tunekit/platform/device.hpp"
 
 namespace tunekit::cli {
 namespace {
@@ -32,6 +33,7 @@ struct OverridesOptions {
   std::vector<std::string> criteria;  // NAME=INT
   std::vector<std::string> tensors;   // ID=DIMS[:STRIDES]
   bool any_device = false;
+  std::string device = "cpu";  // whose signature the entries' validators must name
   double nearest_limit = -1;  // negative: the selection policy's (environment or default)
 };
 
@@ -207,8 +209,17 @@ int run_lookup(const OverridesOptions& o, const EngineRegistrations& engines) {
       }
     }
     graph::OverrideLookupContext context;
-    platform::CpuDevice device;
-    if (!o.any_device) context.device_signature = device.signature();
+    if (!o.any_device) {
+      // The device the selection policy would run on: its signature must be
+      // the one an entry was tuned on (a GPU's is "hip:..."). No such device
+      // here is a failure (exit 1) with its reason, an unknown name a usage error.
+      Result<std::unique_ptr<platform::Device>> device = open_device(o.device);
+      if (!device.ok()) {
+        fmt::print(stderr, "tunekit overrides lookup: {}\n", device.error().message());
+        return device.error().code() == ErrorCode::INVALID_VALUE ? kBadInput : kTuningFailure;
+      }
+      context.device_signature = (*device)->signature();
+    }
     context.nearest_limit = o.nearest_limit >= 0 ? o.nearest_limit : graph::nearest_shape_limit_from_environment();
     explained = index->explain(query, context);
   }
@@ -285,7 +296,13 @@ void add_overrides_command(CLI::App& app, int& exit_code, const EngineRegistrati
   lookup->add_option("--op", o->op, "Operation string (matmul, conv_fprop, ...)")->required();
   lookup->add_option("--criteria", o->criteria, "NAME=INT, repeatable");
   lookup->add_option("--tensor", o->tensors, "ID=DIMS[:STRIDES] such as X=16x64x56x56, repeatable (strides default to packed)");
-  lookup->add_flag("--any-device", o->any_device, "Ignore the entries' device validators");
+  CLI::Option* any_device = lookup->add_flag("--any-device", o->any_device, "Ignore the entries' device validators");
+  lookup->add_option("--device", o->device,
+                     "The device whose signature the entries' validators must name: cpu (default), or hip (hip:N "
+                     "for device N), the GPU that tune --device hip tuned on; without one the lookup stops and says "
+                     "why (exit 1)")
+      ->capture_default_str()
+      ->excludes(any_device);
   lookup->add_option("--nearest-limit", o->nearest_limit,
                      "Largest distance at which the nearest tuned shape stands in when no entry matches (default: "
                      "TUNEKIT_HEUR_NEAREST_LIMIT, else 2; 0: off)")
