@@ -124,25 +124,22 @@ float row_max(const float* x, std::int64_t n) {
   return best;
 }
 
-// No restrict: y may be x (an in-place softmax).
+// No restrict: y may be x (an in-place softmax). The exponentials are a
+// loop of their own, with no sum beside them: written together, the
+// compiler vectorised the exponentials but stored them lane by lane
+// (0.74 of oneDNN's softmax on one thread of a Zen 3); the row is in the L1
+// cache for the pass that sums it.
 void softmax(const float* x, float* y, std::int64_t n) {
   const float largest = row_max(x, n);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = exp_nonpositive(x[i] - largest);
   float lanes[kLanes] = {};
   std::int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    float e[kLanes];
-    for (int l = 0; l < kLanes; ++l) e[l] = exp_nonpositive(x[i + l] - largest);
-    for (int l = 0; l < kLanes; ++l) {
-      lanes[l] += e[l];
-      y[i + l] = e[l];
-    }
+    for (int l = 0; l < kLanes; ++l) lanes[l] += y[i + l];
   }
   float total = 0;
   for (int l = 0; l < kLanes; ++l) total += lanes[l];
-  for (; i < n; ++i) {
-    y[i] = exp_nonpositive(x[i] - largest);
-    total += y[i];
-  }
+  for (; i < n; ++i) total += y[i];
   const float inv = 1.0f / total;
   for (std::int64_t j = 0; j < n; ++j) y[j] *= inv;
 }
