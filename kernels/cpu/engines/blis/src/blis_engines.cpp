@@ -109,7 +109,7 @@ BlisEngineProvider::BlisEngineProvider() {
                                    "tunekit's bias and activation",
                                    blis_version(), blis_configuration())},
       match_matmul,
-      [configurations](const MatmulPattern&, const graph::KnobValues& knobs) -> Result<MatmulProduct> {
+      [configurations](const MatmulPattern&, const graph::KnobValues& knobs, int) -> Result<MatmulProduct> {
         const std::string wanted = knobs.get_string(kConfigurationKnob, kDetected);
         cntx_t* context = nullptr;
         if (wanted != kDetected) {

@@ -123,7 +123,7 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
       },
       [make_product = std::move(make_product)](const MatmulPattern& p, const graph::KnobValues& knobs,
                                                int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
-        Result<MatmulProduct> product = make_product(p, knobs);
+        Result<MatmulProduct> product = make_product(p, knobs, threads);
         if (!product.ok()) return product.error();
         // Sized by the knob, as the estimate is, so the two agree.
         return std::unique_ptr<graph::ExecutionKernel>(
@@ -138,7 +138,7 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
   auto shared = std::make_shared<const MatmulProduct>(std::move(product));
   return product_then_epilogue_engine(
       std::move(descriptor), std::move(match),
-      [shared](const MatmulPattern&, const graph::KnobValues&) -> Result<MatmulProduct> { return *shared; });
+      [shared](const MatmulPattern&, const graph::KnobValues&, int) -> Result<MatmulProduct> { return *shared; });
 }
 
 }  // namespace tunekit::engines

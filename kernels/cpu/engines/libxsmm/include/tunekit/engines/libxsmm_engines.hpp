@@ -4,8 +4,8 @@
 //     pattern (matmul_pattern.hpp) with neither operand transposed and every
 //     dim at most 4096: C's rows split between the threads, one kernel for
 //     the block of rows (and one for the last, shorter block), dispatched
-//     from libxsmm's code registry at each run (generated on the first one,
-//     which the warm-up of a measurement absorbs), then tunekit's bias and
+//     when the plan compiles (libxsmm's JIT generates them the first time:
+//     compile time, not the first execution's), then tunekit's bias and
 //     activation. Knob: threads.
 // The catalogue version names libxsmm's version and the instruction set
 // its code generator targets on this processor. libxsmm's initialization

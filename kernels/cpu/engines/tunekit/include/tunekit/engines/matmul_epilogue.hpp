@@ -43,12 +43,14 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
                                                                   PatternEngine<MatmulPattern>::Match match,
                                                                   MatmulProduct product);
 
-// The product a plan compiles for its knobs (for example BLIS's context of
-// the configuration knob), or the reason it cannot.
-using MatmulProductForKnobs = std::function<Result<MatmulProduct>(const MatmulPattern&, const graph::KnobValues&)>;
+// The product a plan compiles for its knobs and team of `threads` (for
+// example BLIS's context of the configuration knob, or libxsmm's JIT kernels
+// for the team's blocks of rows), or the reason it cannot.
+using MatmulProductForKnobs =
+    std::function<Result<MatmulProduct>(const MatmulPattern&, const graph::KnobValues&, int threads)>;
 
-// The same engine whose product depends on the knobs: `make_product` runs
-// when a plan compiles.
+// The same engine whose product is made when a plan compiles, so that its
+// cost counts as compile time and its failure fails the compile.
 std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
                                                                   PatternEngine<MatmulPattern>::Match match,
                                                                   MatmulProductForKnobs make_product);
