@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tunekit/cpu/elementwise_arrays.hpp"
 #include "tunekit/cpu/unary_elementwise.hpp"
 
 namespace tunekit::engines {
@@ -16,62 +17,45 @@ tuning::Tensor borrowed(float* data, std::int64_t n) {
                         platform::DeviceBuffer(data, static_cast<std::size_t>(n) * sizeof(float), nullptr)};
 }
 
-void run_unary(cpu::UnaryOp op, float* in, float* out, std::int64_t n) {
+void run_unary(cpu::UnaryOp op, float* row, std::int64_t n) {
   // The portable defaults: the serial SIMD path needs no tuning.
   const cpu::UnaryElementwiseKernel kernel(op, {}, 1);
-  tuning::Tensor input = borrowed(in, n);
-  tuning::Tensor output = borrowed(out, n);
-  (void)kernel.run(input, output, cpu::ExecutionPath::SERIAL_SIMD, 1);
+  tuning::Tensor data = borrowed(row, n);
+  (void)kernel.run(data, data, cpu::ExecutionPath::SERIAL_SIMD, 1);
 }
 
-void activate_row(Activation activation, float* row, std::int64_t n, float* scratch) {
+void activate_row(Activation activation, float* row, std::int64_t n) {
   switch (activation) {
     case Activation::NONE: return;
     case Activation::RELU:
       for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
       return;
-    case Activation::SIGMOID: run_unary(cpu::UnaryOp::SIGMOID, row, row, n); return;
-    case Activation::TANH: run_unary(cpu::UnaryOp::TANH, row, row, n); return;
-    case Activation::GELU: {
-      constexpr float kInverseSqrt2 = 0.70710678118654752440f;
-      float* argument = scratch;
-      float* erf = scratch + n;
-      for (std::int64_t j = 0; j < n; ++j) argument[j] = row[j] * kInverseSqrt2;
-      run_unary(cpu::UnaryOp::ERF, argument, erf, n);
-      for (std::int64_t j = 0; j < n; ++j) row[j] = 0.5f * row[j] * (1.0f + erf[j]);
-      return;
-    }
+    case Activation::SIGMOID: run_unary(cpu::UnaryOp::SIGMOID, row, n); return;
+    case Activation::TANH: run_unary(cpu::UnaryOp::TANH, row, n); return;
+    // One pass in place: x / 2 * (1 + erf(x / sqrt 2)) in registers.
+    case Activation::GELU: cpu::gelu_float_array(row, row, n); return;
   }
 }
 
 }  // namespace
 
-std::int64_t epilogue_scratch_floats(Activation activation, std::int64_t n) noexcept {
-  return activation == Activation::GELU ? 2 * n : 0;
-}
-
-std::int64_t epilogue_scratch_bytes(const MatmulPattern& pattern, std::int64_t threads) noexcept {
-  return threads * epilogue_scratch_floats(pattern.activation, pattern.n) * static_cast<std::int64_t>(sizeof(float));
-}
-
 void apply_epilogue_rows(const MatmulPattern& pattern, const float* bias, float* c, std::int64_t row_begin,
-                         std::int64_t row_end, float* scratch) {
+                         std::int64_t row_end) {
   const std::int64_t n = pattern.n;
   for (std::int64_t i = row_begin; i < row_end; ++i) {
     float* row = c + i * pattern.ldc;
     if (bias != nullptr) {
       for (std::int64_t j = 0; j < n; ++j) row[j] += bias[j];
     }
-    activate_row(pattern.activation, row, n, scratch);
+    activate_row(pattern.activation, row, n);
   }
 }
 
-void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads, float* scratch) {
+void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads) {
   if (!pattern.has_epilogue() || pattern.m == 0 || pattern.n == 0) return;
-  const std::int64_t per_thread = epilogue_scratch_floats(pattern.activation, pattern.n);
   const int team = static_cast<int>(std::clamp<std::int64_t>(threads, 1, pattern.m));
   if (team == 1) {
-    apply_epilogue_rows(pattern, bias, c, 0, pattern.m, scratch);
+    apply_epilogue_rows(pattern, bias, c, 0, pattern.m);
     return;
   }
 #pragma omp parallel num_threads(team)
@@ -80,7 +64,7 @@ void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, i
     const int count = omp_get_num_threads();
     const std::int64_t begin = pattern.m * t / count;
     const std::int64_t end = pattern.m * (t + 1) / count;
-    apply_epilogue_rows(pattern, bias, c, begin, end, scratch == nullptr ? nullptr : scratch + t * per_thread);
+    apply_epilogue_rows(pattern, bias, c, begin, end);
   }
 }
 
@@ -88,18 +72,16 @@ namespace {
 
 class ProductThenEpilogue final : public graph::ExecutionKernel {
  public:
-  ProductThenEpilogue(MatmulPattern pattern, std::shared_ptr<const MatmulProduct> product, int threads,
-                      std::int64_t workspace)
-      : pattern_(pattern), product_(std::move(product)), threads_(threads), workspace_(workspace) {}
-  std::int64_t workspace_size() const override { return workspace_; }
+  ProductThenEpilogue(MatmulPattern pattern, std::shared_ptr<const MatmulProduct> product, int threads)
+      : pattern_(pattern), product_(std::move(product)), threads_(threads) {}
+  std::int64_t workspace_size() const override { return 0; }
   Error execute(const graph::ExecutionArguments& args) override {
-    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
     for (std::int64_t index = 0; index < pattern_.batch; ++index) {
       const MatmulBuffers batch = buffers->at_batch(pattern_, index);
       TUNEKIT_RETURN_IF_ERROR((*product_)(pattern_, batch, threads_));
-      apply_epilogue(pattern_, batch.bias, batch.c, threads_, static_cast<float*>(args.workspace));
+      apply_epilogue(pattern_, batch.bias, batch.c, threads_);
     }
     return Error::ok();
   }
@@ -108,7 +90,6 @@ class ProductThenEpilogue final : public graph::ExecutionKernel {
   MatmulPattern pattern_;
   std::shared_ptr<const MatmulProduct> product_;
   int threads_;
-  std::int64_t workspace_;
 };
 
 }  // namespace
@@ -118,17 +99,13 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
                                                                   MatmulProductForKnobs make_product) {
   return std::make_shared<PatternEngine<MatmulPattern>>(
       std::move(descriptor), std::move(match),
-      [](const MatmulPattern& p, const graph::KnobValues& knobs) -> Result<std::int64_t> {
-        return epilogue_scratch_bytes(p, knobs.get_int("threads", 1));
-      },
+      [](const MatmulPattern&, const graph::KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
       [make_product = std::move(make_product)](const MatmulPattern& p, const graph::KnobValues& knobs,
                                                int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
         Result<MatmulProduct> product = make_product(p, knobs, threads);
         if (!product.ok()) return product.error();
-        // Sized by the knob, as the estimate is, so the two agree.
         return std::unique_ptr<graph::ExecutionKernel>(
-            new ProductThenEpilogue(p, std::make_shared<const MatmulProduct>(std::move(*product)), threads,
-                                    epilogue_scratch_bytes(p, knobs.get_int("threads", 1))));
+            new ProductThenEpilogue(p, std::make_shared<const MatmulProduct>(std::move(*product)), threads));
       });
 }
 

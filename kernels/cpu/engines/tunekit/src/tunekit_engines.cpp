@@ -29,11 +29,10 @@ cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Tr
 
 class GemmThenEpilogue final : public ExecutionKernel {
  public:
-  GemmThenEpilogue(MatmulPattern pattern, cpu::GemmKernel gemm, int threads, std::int64_t workspace)
-      : pattern_(pattern), gemm_(gemm), threads_(threads), workspace_(workspace) {}
-  std::int64_t workspace_size() const override { return workspace_; }
+  GemmThenEpilogue(MatmulPattern pattern, cpu::GemmKernel gemm, int threads)
+      : pattern_(pattern), gemm_(gemm), threads_(threads) {}
+  std::int64_t workspace_size() const override { return 0; }
   Error execute(const ExecutionArguments& args) override {
-    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
     for (std::int64_t index = 0; index < pattern_.batch; ++index) {
@@ -41,7 +40,7 @@ class GemmThenEpilogue final : public ExecutionKernel {
       TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
                                         pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c,
                                         pattern_.ldc, cpu::GemmPath::AUTO, threads_));
-      apply_epilogue(pattern_, x.bias, x.c, threads_, static_cast<float*>(args.workspace));
+      apply_epilogue(pattern_, x.bias, x.c, threads_);
     }
     return Error::ok();
   }
@@ -50,33 +49,30 @@ class GemmThenEpilogue final : public ExecutionKernel {
   MatmulPattern pattern_;
   cpu::GemmKernel gemm_;
   int threads_;
-  std::int64_t workspace_;
 };
 
 class RowSplit final : public ExecutionKernel {
  public:
-  RowSplit(MatmulPattern pattern, cpu::GemmKernel gemm, int threads, std::int64_t workspace)
-      : pattern_(pattern), gemm_(gemm), threads_(threads), workspace_(workspace) {}
-  std::int64_t workspace_size() const override { return workspace_; }
+  RowSplit(MatmulPattern pattern, cpu::GemmKernel gemm, int threads)
+      : pattern_(pattern), gemm_(gemm), threads_(threads) {}
+  std::int64_t workspace_size() const override { return 0; }
   Error execute(const ExecutionArguments& args) override {
-    TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_));
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
     for (std::int64_t index = 0; index < pattern_.batch; ++index) {
-      TUNEKIT_RETURN_IF_ERROR(run_batch(buffers->at_batch(pattern_, index), args));
+      TUNEKIT_RETURN_IF_ERROR(run_batch(buffers->at_batch(pattern_, index)));
     }
     return Error::ok();
   }
 
  private:
-  Error run_batch(const MatmulBuffers& batch, const ExecutionArguments& args) {
+  Error run_batch(const MatmulBuffers& batch) {
     const MatmulBuffers* x = &batch;
     // Slabs of whole register blocks, so that no thread runs a ragged edge
     // in the middle of C.
     const std::int64_t block = cpu::gemm_register_block(DataType::FLOAT).mr;
     const std::int64_t blocks = (pattern_.m + block - 1) / block;
     const int team = static_cast<int>(std::clamp<std::int64_t>(threads_, 1, std::max<std::int64_t>(blocks, 1)));
-    const std::int64_t per_thread = epilogue_scratch_floats(pattern_.activation, pattern_.n);
     Error first_error = Error::ok();
 #pragma omp parallel num_threads(team)
     {
@@ -91,10 +87,9 @@ class RowSplit final : public ExecutionKernel {
                                 1.0f, a, pattern_.a.ld, x->b, pattern_.b.ld, 0.0f, c, pattern_.ldc,
                                 cpu::GemmPath::AUTO, 1);
         if (error.is_good()) {
-          float* scratch = args.workspace == nullptr ? nullptr : static_cast<float*>(args.workspace) + t * per_thread;
           MatmulPattern rows = pattern_;
           rows.m = end - begin;
-          apply_epilogue_rows(rows, x->bias, c, 0, end - begin, scratch);
+          apply_epilogue_rows(rows, x->bias, c, 0, end - begin);
         } else {
 #pragma omp critical(tunekit_rowsplit_error)
           if (first_error.is_good()) first_error = error;
@@ -107,7 +102,6 @@ class RowSplit final : public ExecutionKernel {
   MatmulPattern pattern_;
   cpu::GemmKernel gemm_;
   int threads_;
-  std::int64_t workspace_;
 };
 
 enum class Strategy { GEMM_THEN_EPILOGUE, ROW_SPLIT };
@@ -122,20 +116,16 @@ Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const Ma
   if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
   if (const std::int64_t tile_k = knobs.get_int("tile_k", 0); tile_k > 0) config.algorithm_tile_k = tile_k;
   const cpu::GemmKernel configured(config, gemm->widening(), threads);
-  // Sized by the knob, as the estimate is, so the two agree.
-  const std::int64_t workspace = epilogue_scratch_bytes(pattern, knobs.get_int("threads", 1));
   if (strategy == Strategy::ROW_SPLIT) {
-    return std::unique_ptr<ExecutionKernel>(new RowSplit(pattern, configured, threads, workspace));
+    return std::unique_ptr<ExecutionKernel>(new RowSplit(pattern, configured, threads));
   }
-  return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(pattern, configured, threads, workspace));
+  return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(pattern, configured, threads));
 }
 
 std::shared_ptr<const graph::Engine> matmul_engine(EngineDescriptor descriptor, Strategy strategy) {
   return std::make_shared<PatternEngine<MatmulPattern>>(
       std::move(descriptor), match_matmul,
-      [](const MatmulPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
-        return epilogue_scratch_bytes(p, knobs.get_int("threads", 1));
-      },
+      [](const MatmulPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
       [strategy](const MatmulPattern& p, const KnobValues& knobs, int threads) {
         return make_matmul(strategy, p, knobs, threads);
       });

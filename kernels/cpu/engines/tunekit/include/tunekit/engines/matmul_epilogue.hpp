@@ -14,30 +14,21 @@
 
 namespace tunekit::engines {
 
-// Floats of scratch one thread needs for a row of n elements (GELU keeps
-// erf's argument and result beside the row).
-std::int64_t epilogue_scratch_floats(Activation activation, std::int64_t n) noexcept;
-// The workspace of an engine whose epilogue runs on `threads` threads: that
-// many rows of scratch, in bytes.
-std::int64_t epilogue_scratch_bytes(const MatmulPattern& pattern, std::int64_t threads) noexcept;
-
 // Applies the epilogue to rows [row_begin, row_end) of c (leading dimension
-// ldc) on the calling thread. `scratch` holds epilogue_scratch_floats(...)
-// floats (may be null when that is 0).
+// ldc) on the calling thread, in place.
 void apply_epilogue_rows(const MatmulPattern& pattern, const float* bias, float* c, std::int64_t row_begin,
-                         std::int64_t row_end, float* scratch);
+                         std::int64_t row_end);
 
-// Applies the epilogue to every row of c with a team of `threads`; `scratch`
-// holds threads * epilogue_scratch_floats(...) floats.
-void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads, float* scratch);
+// Applies the epilogue to every row of c with a team of `threads`.
+void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, int threads);
 
 // The product C = op(A) x op(B) of one matrix of a pattern (the batch's
 // buffers) into buffers.c, on `threads` threads: a library's call.
 using MatmulProduct = std::function<Error(const MatmulPattern&, const MatmulBuffers&, int threads)>;
 
 // An engine of the matmul pattern (matched by `match`) whose kernel runs, for
-// each batch, `product`, then apply_epilogue on as many threads; its workspace is the
-// epilogue's scratch for the knob's thread count. The engines of OpenBLAS
+// each batch, `product`, then apply_epilogue on as many threads; no workspace.
+// The engines of OpenBLAS
 // and BLIS, and tunekit's Gemm-then-epilogue, are this with their own call.
 std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
                                                                   PatternEngine<MatmulPattern>::Match match,

@@ -8,9 +8,9 @@
 //     each running the serial Gemm on its rows and the epilogue on them while
 //     they are in its cache (no barrier, but every thread packs B itself).
 //     Knob: threads.
-// Both match the pattern of matmul_pattern.hpp; their workspace is the
-// epilogue's scratch (threads x epilogue_scratch_floats floats), the Gemm's
-// packing buffers being its own per-thread ones.
+// Both match the pattern of matmul_pattern.hpp and take no workspace (the
+// epilogue runs in place, the Gemm's packing buffers are its own per-thread
+// ones).
 //   CPU_CONV_TUNEKIT_IM2COL (110): conv_fprop (conv_pattern.hpp), each
 //     image's patches unrolled into the workspace (C*R*S x P*Q floats), then
 //     one Gemm against the filter. Knob: threads.
