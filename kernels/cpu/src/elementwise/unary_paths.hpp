@@ -19,7 +19,7 @@ void unary_avx2(UnaryOp op, core::DataType type, const void* in, void* out, std:
 void unary_avx512(UnaryOp op, core::DataType type, const void* in, void* out, std::int64_t n) noexcept;
 
 // out[i] = gelu(in[i]) = in[i] / 2 * (1 + erf(in[i] / sqrt(2))) for float,
-// with the Erf kernels' erf (GeluFloatOp of unary_math.inl).
+// as x erfc(-x / sqrt 2) / 2 (GeluFloatOp of unary_math.inl).
 void gelu_float_portable(const float* in, float* out, std::int64_t n) noexcept;
 void gelu_float_avx2(const float* in, float* out, std::int64_t n) noexcept;
 void gelu_float_avx512(const float* in, float* out, std::int64_t n) noexcept;
