@@ -4,8 +4,8 @@
 // its time, the heuristic's first choice over the winner, and the best single
 // library (the provider best over all cases, by geometric mean) over the
 // winner. The memory-bound cases (normalizations, softmax, reductions):
-// tunekit against oneDNN and both against a same-run copy of the graph's
-// largest tensor. Convolutions: tunekit's fastest engine and oneDNN's fastest
+// tunekit's best against oneDNN's, timed again interleaved, and both against
+// a same-run copy of the graph's largest tensor. Convolutions: tunekit's fastest engine and oneDNN's fastest
 // direct one timed again, interleaved. Nearest-shape selection on shapes between the tuned ones
 // (report_nearest_shapes). Then tunekit's matmul against the faster of OpenBLAS and BLIS on
 // squares of 1024 and 2048 (the four libraries in turn, interleaved), and the wall time of autotune() over the sum of
@@ -220,10 +220,11 @@ struct CaseResult {
     }
     return best;
   }
-  // Convolutions: tunekit's fastest candidate and oneDNN's fastest direct
-  // one timed again, interleaved (their ms in that order; NaN when either is missing).
+  // tunekit's fastest candidate and oneDNN's (for a convolution its fastest
+  // direct one) timed again, interleaved: their ms in that order, NaN when
+  // either is missing; only for convolutions and the memory-bound cases.
   std::string tunekit_plan;
-  double tunekit_vs_direct[2] = {std::nan(""), std::nan("")};
+  double tunekit_vs_onednn[2] = {std::nan(""), std::nan("")};
 };
 
 Graph square_matmul(Handle* handle, std::int64_t n) {
@@ -441,21 +442,22 @@ int main(int argc, char** argv) {
       for (const Candidate& c : result.candidates) {
         if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
       }
+      const bool memory_bound = multiply_adds(probe.operation_graph()) == 0;
       const Candidate* tunekit_best = result.fastest_of("tunekit");
-      const Candidate* direct = result.fastest_onednn_direct();
-      if (result.convolution && tunekit_best != nullptr && direct != nullptr) {
+      const Candidate* onednn_best = result.convolution ? result.fastest_onednn_direct() : result.fastest_of("onednn");
+      if ((result.convolution || memory_bound) && tunekit_best != nullptr && onednn_best != nullptr) {
         std::vector<Graph> pair;
-        for (const Candidate* c : {tunekit_best, direct}) {
+        for (const Candidate* c : {tunekit_best, onednn_best}) {
           pair.push_back(make());
           (void)pair.back().create_execution_plan_ext(c->engine, c->knobs);
           (void)pair.back().build_plans(BuildPlanPolicy::ALL);
         }
         const std::vector<double> ms = bench.time_plans_interleaved(pair, buffers);
         result.tunekit_plan = tunekit_best->plan;
-        result.tunekit_vs_direct[0] = ms[0];
-        result.tunekit_vs_direct[1] = ms[1];
+        result.tunekit_vs_onednn[0] = ms[0];
+        result.tunekit_vs_onednn[1] = ms[1];
       }
-      if (multiply_adds(probe.operation_graph()) == 0) {
+      if (memory_bound) {
         std::size_t largest = 0;
         for (const auto& [uid, values] : buffers.data) largest = std::max(largest, values.size() * sizeof(float));
         result.copy_ms = time_copy(largest, static_cast<int>(device.execution().effective_threads), options.min_time);
@@ -492,14 +494,15 @@ int main(int argc, char** argv) {
                 c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms, onednn_auto / w.ms);
   }
 
-  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best against each other and against a copy of the graph's"
-              " largest tensor on %u threads (memcpy slices in an OpenMP team; ratios over tunekit's time)\n",
+  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best (timed again in turn) against each other and against a"
+              " copy of the graph's largest tensor on %u threads (memcpy slices in an OpenMP team; ratios over tunekit's"
+              " time)\n",
               device.execution().effective_threads);
   std::printf("%-36s %10s %12s %12s %14s %12s\n", "graph [shape set]", "copy ms", "tunekit ms", "onednn ms",
               "onednn/tunekit", "copy/tunekit");
   for (const CaseResult& c : cases) {
     if (c.copy_ms == 0) continue;
-    const double tk = c.best_of("tunekit"), dnn = c.best_of("onednn");
+    const double tk = c.tunekit_vs_onednn[0], dnn = c.tunekit_vs_onednn[1];
     std::printf("%-36s %10.4f %12.4f %12.4f %14.3f %12.3f\n", c.name.c_str(), c.copy_ms, tk, dnn, dnn / tk,
                 c.copy_ms / tk);
   }
@@ -510,8 +513,8 @@ int main(int argc, char** argv) {
               "onednn direct ms", "ratio");
   for (const CaseResult& c : cases) {
     if (!c.convolution || c.tunekit_plan.empty()) continue;
-    std::printf("%-42s %-48s %12.4f %16.4f %8.3f\n", c.name.c_str(), c.tunekit_plan.c_str(), c.tunekit_vs_direct[0],
-                c.tunekit_vs_direct[1], c.tunekit_vs_direct[1] / c.tunekit_vs_direct[0]);
+    std::printf("%-42s %-48s %12.4f %16.4f %8.3f\n", c.name.c_str(), c.tunekit_plan.c_str(), c.tunekit_vs_onednn[0],
+                c.tunekit_vs_onednn[1], c.tunekit_vs_onednn[1] / c.tunekit_vs_onednn[0]);
   }
 
   report_nearest_shapes(bench, files, cases, options);
