@@ -327,7 +327,104 @@ void add_gemm_widening(Builder& b, const tuning::KernelTuningParameters& calibra
   }
 }
 
+// The typed configurations of parameter sets (the defaults where a set
+// gives no value).
+template <typename Config>
+Result<std::vector<Config>> apply_all(const tuning::TuningBinding<Config>& binding,
+                                      const std::vector<tuning::KernelTuningParameters>& configurations) {
+  std::vector<Config> out;
+  for (const tuning::KernelTuningParameters& parameters : configurations) {
+    Config c;
+    TUNEKIT_RETURN_IF_ERROR(binding.try_validate_and_apply(c, parameters));
+    out.push_back(c);
+  }
+  return out;
+}
+
+template <typename Config>
+std::vector<std::int64_t> thresholds_sizes(const std::vector<Config>& configs) {
+  std::set<std::int64_t> thresholds;
+  for (const Config& c : configs) {
+    thresholds.insert(c.simd_min_elements);
+    thresholds.insert(c.parallel_minimum_elements);
+  }
+  std::set<std::int64_t> sizes;
+  for (auto it = thresholds.begin(); it != thresholds.end() && std::next(it) != thresholds.end(); ++it) {
+    for (std::int64_t n : sizes_between(*it, *std::next(it))) sizes.insert(n);
+  }
+  if (!thresholds.empty()) sizes.insert(4 * *thresholds.rbegin());
+  return {sizes.begin(), sizes.end()};
+}
+
+std::optional<cpu::UnaryOp> unary_of(const tuning::KernelTuningKey& key) {
+  for (cpu::UnaryOp op : cpu::kAllUnaryOps) {
+    if (key.kernel == cpu::to_string(op) && cpu::supports(op, key.element_type)) return op;
+  }
+  return std::nullopt;
+}
+
+std::optional<cpu::BinaryOp> binary_of(const tuning::KernelTuningKey& key) {
+  const std::optional<cpu::BinaryOp> op = cpu::parse_binary_op(key.kernel);
+  if (op && cpu::supports(*op, key.element_type)) return op;
+  return std::nullopt;
+}
+
 }  // namespace
+
+Result<std::vector<std::function<Error()>>> elementwise_runs(
+    const tuning::KernelTuningSchema& schema, const std::vector<tuning::KernelTuningParameters>& configurations,
+    std::int64_t n, std::uint64_t seed) {
+  const tuning::KernelTuningKey& key = schema.key();
+  const DataType type = key.element_type;
+  std::vector<std::function<Error()>> runs;
+  if (const std::optional<cpu::UnaryOp> op = unary_of(key)) {
+    Result<std::vector<cpu::UnaryElementwiseTuning>> configs = apply_all(cpu::unary_elementwise_binding(), configurations);
+    if (!configs.ok()) return configs.error();
+    auto input = tuning::RandnTensor(type, {n}, seed);
+    auto output = tuning::EmptyTensor(type, {n});
+    if (!input.ok()) return input.error();
+    if (!output.ok()) return output.error();
+    auto x = std::make_shared<UnaryOperands>(UnaryOperands{std::move(input).value(), std::move(output).value()});
+    for (const cpu::UnaryElementwiseTuning& c : *configs) {
+      const cpu::UnaryElementwiseKernel kernel(*op, c);
+      runs.push_back([x, kernel] { return kernel.run(x->input, x->output); });
+    }
+    return runs;
+  }
+  if (const std::optional<cpu::BinaryOp> op = binary_of(key)) {
+    Result<std::vector<cpu::BinaryElementwiseTuning>> configs =
+        apply_all(cpu::binary_elementwise_binding(), configurations);
+    if (!configs.ok()) return configs.error();
+    auto a = tuning::RandnTensor(type, {n}, seed);
+    auto b = tuning::RandnTensor(type, {n}, seed + 1);
+    auto output = tuning::EmptyTensor(cpu::output_type(*op, type), {n});
+    if (!a.ok()) return a.error();
+    if (!b.ok()) return b.error();
+    if (!output.ok()) return output.error();
+    auto x = std::make_shared<BinaryOperands>(
+        BinaryOperands{std::move(a).value(), std::move(b).value(), std::move(output).value()});
+    for (const cpu::BinaryElementwiseTuning& c : *configs) {
+      const cpu::BinaryElementwiseKernel kernel(*op, c);
+      runs.push_back([x, kernel] { return kernel.run(x->a, x->b, x->output); });
+    }
+    return runs;
+  }
+  return Error(ErrorCode::NOT_SUPPORTED,
+               fmt::format("{}: side by side times only the unary and binary elementwise kernels", key.to_string()));
+}
+
+std::vector<std::int64_t> elementwise_side_by_side_sizes(
+    const tuning::KernelTuningSchema& schema, const std::vector<tuning::KernelTuningParameters>& configurations) {
+  if (unary_of(schema.key())) {
+    auto configs = apply_all(cpu::unary_elementwise_binding(), configurations);
+    return configs.ok() ? thresholds_sizes(*configs) : std::vector<std::int64_t>{};
+  }
+  if (binary_of(schema.key())) {
+    auto configs = apply_all(cpu::binary_elementwise_binding(), configurations);
+    return configs.ok() ? thresholds_sizes(*configs) : std::vector<std::int64_t>{};
+  }
+  return {};
+}
 
 std::vector<Comparison> comparisons_for(const tuning::KernelTuningSchema& schema,
                                         const tuning::KernelTuningParameters& calibrated,
@@ -335,14 +432,9 @@ std::vector<Comparison> comparisons_for(const tuning::KernelTuningSchema& schema
   const tuning::KernelTuningKey& key = schema.key();
   Builder b{fmt::format("{}/{}", key.kernel, core::to_string(key.element_type)), schema.defaults(),
             schema.merge(calibrated), {}};
-  std::optional<cpu::UnaryOp> unary;
-  for (cpu::UnaryOp op : cpu::kAllUnaryOps) {
-    if (key.kernel == cpu::to_string(op)) unary = op;
-  }
-  const std::optional<cpu::BinaryOp> binary = cpu::parse_binary_op(key.kernel);
-  if (unary && cpu::supports(*unary, key.element_type)) {
+  if (const std::optional<cpu::UnaryOp> unary = unary_of(key)) {
     add_unary(b, *unary, calibrated, options.seed);
-  } else if (binary && cpu::supports(*binary, key.element_type)) {
+  } else if (const std::optional<cpu::BinaryOp> binary = binary_of(key)) {
     add_binary(b, *binary, calibrated, options.seed);
   } else if (key.kernel == "Gemm" && key.element_type == DataType::FLOAT) {
     add_gemm<float>(b, calibrated, options);

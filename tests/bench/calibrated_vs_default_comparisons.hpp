@@ -49,4 +49,19 @@ std::vector<Comparison> comparisons_for(const tuning::KernelTuningSchema& schema
                                         const tuning::KernelTuningParameters& calibrated,
                                         const ComparisonOptions& options);
 
+// Side by side (bench_calibration_side_by_side): several configurations of
+// one unary or binary key (each a parameter set, possibly partial: the rest
+// are the defaults) on the same operands of n elements, one run each in the
+// order given; NOT_SUPPORTED naming the kernel for any other key, and the
+// binding's error for a parameter set it refuses.
+Result<std::vector<std::function<Error()>>> elementwise_runs(
+    const tuning::KernelTuningSchema& schema, const std::vector<tuning::KernelTuningParameters>& configurations,
+    std::int64_t n, std::uint64_t seed);
+
+// The sizes where those configurations take different paths: sizes_between
+// each two neighbouring distinct crossover thresholds among them, and 4x the
+// largest (where the parallel team's size matters). Empty for other keys.
+std::vector<std::int64_t> elementwise_side_by_side_sizes(
+    const tuning::KernelTuningSchema& schema, const std::vector<tuning::KernelTuningParameters>& configurations);
+
 }  // namespace tunekit::bench
