@@ -6,23 +6,9 @@
 #include <algorithm>
 
 #include "tunekit/cpu/elementwise_arrays.hpp"
-#include "tunekit/cpu/unary_elementwise.hpp"
 
 namespace tunekit::engines {
 namespace {
-
-// A row of floats as the elementwise kernels take it, without owning it.
-tuning::Tensor borrowed(float* data, std::int64_t n) {
-  return tuning::Tensor{DataType::FLOAT, {n},
-                        platform::DeviceBuffer(data, static_cast<std::size_t>(n) * sizeof(float), nullptr)};
-}
-
-void run_unary(cpu::UnaryOp op, float* row, std::int64_t n) {
-  // The portable defaults: the serial SIMD path needs no tuning.
-  const cpu::UnaryElementwiseKernel kernel(op, {}, 1);
-  tuning::Tensor data = borrowed(row, n);
-  (void)kernel.run(data, data, cpu::ExecutionPath::SERIAL_SIMD, 1);
-}
 
 void activate_row(Activation activation, float* row, std::int64_t n) {
   switch (activation) {
@@ -30,8 +16,9 @@ void activate_row(Activation activation, float* row, std::int64_t n) {
     case Activation::RELU:
       for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
       return;
-    case Activation::SIGMOID: run_unary(cpu::UnaryOp::SIGMOID, row, n); return;
-    case Activation::TANH: run_unary(cpu::UnaryOp::TANH, row, n); return;
+    // The serial SIMD path: a row is one thread's share already.
+    case Activation::SIGMOID: (void)cpu::unary_float_array(cpu::UnaryOp::SIGMOID, row, row, n); return;
+    case Activation::TANH: (void)cpu::unary_float_array(cpu::UnaryOp::TANH, row, row, n); return;
     // One pass in place: x / 2 * (1 + erf(x / sqrt 2)) in registers.
     case Activation::GELU: cpu::gelu_float_array(row, row, n); return;
   }
@@ -72,7 +59,7 @@ namespace {
 
 class ProductThenEpilogue final : public graph::ExecutionKernel {
  public:
-  ProductThenEpilogue(MatmulPattern pattern, std::shared_ptr<const MatmulProduct> product, int threads)
+  ProductThenEpilogue(MatmulPattern pattern, MatmulProduct product, int threads)
       : pattern_(pattern), product_(std::move(product)), threads_(threads) {}
   std::int64_t workspace_size() const override { return 0; }
   Error execute(const graph::ExecutionArguments& args) override {
@@ -80,7 +67,7 @@ class ProductThenEpilogue final : public graph::ExecutionKernel {
     if (!buffers.ok()) return buffers.error();
     for (std::int64_t index = 0; index < pattern_.batch; ++index) {
       const MatmulBuffers batch = buffers->at_batch(pattern_, index);
-      TUNEKIT_RETURN_IF_ERROR((*product_)(pattern_, batch, threads_));
+      TUNEKIT_RETURN_IF_ERROR(product_(pattern_, batch, threads_));
       apply_epilogue(pattern_, batch.bias, batch.c, threads_);
     }
     return Error::ok();
@@ -88,7 +75,7 @@ class ProductThenEpilogue final : public graph::ExecutionKernel {
 
  private:
   MatmulPattern pattern_;
-  std::shared_ptr<const MatmulProduct> product_;
+  MatmulProduct product_;
   int threads_;
 };
 
@@ -104,18 +91,18 @@ std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineD
                                                int threads) -> Result<std::unique_ptr<graph::ExecutionKernel>> {
         Result<MatmulProduct> product = make_product(p, knobs, threads);
         if (!product.ok()) return product.error();
-        return std::unique_ptr<graph::ExecutionKernel>(
-            new ProductThenEpilogue(p, std::make_shared<const MatmulProduct>(std::move(*product)), threads));
+        return std::unique_ptr<graph::ExecutionKernel>(new ProductThenEpilogue(p, std::move(*product), threads));
       });
 }
 
 std::shared_ptr<const graph::Engine> product_then_epilogue_engine(graph::EngineDescriptor descriptor,
                                                                   PatternEngine<MatmulPattern>::Match match,
                                                                   MatmulProduct product) {
-  auto shared = std::make_shared<const MatmulProduct>(std::move(product));
   return product_then_epilogue_engine(
       std::move(descriptor), std::move(match),
-      [shared](const MatmulPattern&, const graph::KnobValues&, int) -> Result<MatmulProduct> { return *shared; });
+      [product = std::move(product)](const MatmulPattern&, const graph::KnobValues&, int) -> Result<MatmulProduct> {
+        return product;
+      });
 }
 
 }  // namespace tunekit::engines

@@ -139,14 +139,6 @@ float row_max(const float* x, std::int64_t n) {
 void softmax(const float* x, float* y, std::int64_t n) {
   const float largest = row_max(x, n);
   for (std::int64_t i = 0; i < n; ++i) y[i] = exp_nonpositive(x[i] - largest);
-  float lanes[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += y[i + l];
-  }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
-  for (; i < n; ++i) total += y[i];
-  const float inv = 1.0f / total;
+  const float inv = 1.0f / shifted_sum(y, n, 0.0f);
   for (std::int64_t j = 0; j < n; ++j) y[j] *= inv;
 }
