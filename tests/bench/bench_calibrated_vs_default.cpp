@@ -30,11 +30,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "calibrated_vs_default_comparisons.hpp"
 #include "calibrated_vs_default_plan.hpp"
+#include "configuration_sampling.hpp"
 #include "tunekit/cpu/isa.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/measure/batched_sampler.hpp"
@@ -123,22 +123,6 @@ bool parse_flags(int& argc, char** argv, Flags& flags) {
   return true;
 }
 
-// A sampler whose batches last at least min_sample_ms, its batch size chosen
-// before the interleaved samples start.
-Result<measure::BatchedSampler> ready_sampler(std::function<Error()> run, double min_sample_ms) {
-  measure::BatchedSamplerOptions options;
-  options.clock_resolution_s = platform::steady_clock_resolution_seconds();
-  options.resolution_multiple = std::max(10.0, min_sample_ms * 1e-3 / options.clock_resolution_s);
-  options.log_prefix = "bench:";
-  using Clock = std::chrono::steady_clock;
-  measure::BatchedSampler sampler(
-      [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }, std::move(run), {},
-      options);
-  TUNEKIT_RETURN_IF_ERROR(sampler.warm_up(1));
-  TUNEKIT_RETURN_IF_ERROR(sampler.calibrate());
-  return sampler;
-}
-
 Outcome measure_comparison(const Comparison& c, const Flags& flags) {
   Outcome out;
   out.ran = true;
@@ -153,19 +137,10 @@ Outcome measure_comparison(const Comparison& c, const Flags& flags) {
     out.error = (d.ok() ? k.error() : d.error()).message();
     return out;
   }
-  // The first parallel regions after the team size changes can stall for
-  // milliseconds while the OpenMP runtime rearranges its pool (seen on 2
-  // cores with teams of 8 and 2 alternating), and idle workers spin for a
-  // while after a region. An application runs one configuration, so each
-  // switch waits, then runs the next configuration untimed a few times.
   int last = -1;
   const auto settled = [&](int which, measure::BatchedSampler& sampler) -> Result<double> {
     if (last != which) {
-      if (flags.settle_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(flags.settle_ms));
-      const std::function<Error()>& run = which == 0 ? runs->run_default : runs->run_calibrated;
-      for (int warm = 0; warm < 3; ++warm) {
-        if (Error e = run(); e.is_bad()) return e;
-      }
+      TUNEKIT_RETURN_IF_ERROR(settle(which == 0 ? runs->run_default : runs->run_calibrated, flags.settle_ms));
     }
     last = which;
     return sampler.sample();

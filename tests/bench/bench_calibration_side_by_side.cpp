@@ -20,17 +20,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "calibrated_vs_default_comparisons.hpp"
+#include "configuration_sampling.hpp"
 #include "tunekit/cpu/isa.hpp"
 #include "tunekit/cpu/register.hpp"
+#include "tunekit/measure/statistics.hpp"
 #include "tunekit/platform/cpu_descriptor.hpp"
 #include "tunekit/platform/execution_descriptor.hpp"
 #include "tunekit/tuning/deployment_profile.hpp"
@@ -39,38 +39,16 @@
 namespace tunekit::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Options {
   int rounds = 7;
   double min_sample_ms = 2.0;
-  // A pause, then 3 untimed runs, before each sample: the threads a parallel
-  // configuration leaves spinning would otherwise slow the serial one timed
-  // after it (on 2 cores, by more than the differences measured).
+  // settle() before each sample (each follows another configuration's): the
+  // threads a parallel configuration leaves spinning would otherwise slow the
+  // serial one timed after it (on 2 cores, by more than the differences measured).
   double settle_ms = 10.0;
   std::vector<std::string> kernels;  // empty: every key
   std::vector<std::string> profiles;
 };
-
-// One sample of `run`: the mean of `repeats` consecutive runs, in ms.
-Result<double> sample(const std::function<Error()>& run, int repeats) {
-  const auto start = Clock::now();
-  for (int i = 0; i < repeats; ++i) TUNEKIT_RETURN_IF_ERROR(run());
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count() / repeats;
-}
-
-// Repeats per sample so that one lasts at least min_ms (after a warm-up).
-Result<int> repeats_for(const std::function<Error()>& run, double min_ms) {
-  for (int warm = 0; warm < 3; ++warm) TUNEKIT_RETURN_IF_ERROR(run());
-  Result<double> once = sample(run, 1);
-  if (!once.ok()) return once.error();
-  return static_cast<int>(std::clamp(std::ceil(min_ms / std::max(*once, 1e-6)), 1.0, 1e6));
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // The median time of each configuration at n elements, sampled in turn.
 Result<std::vector<double>> time_side_by_side(const tuning::KernelTuningSchema& schema,
@@ -78,26 +56,23 @@ Result<std::vector<double>> time_side_by_side(const tuning::KernelTuningSchema& 
                                               std::int64_t n, const Options& options) {
   Result<std::vector<std::function<Error()>>> runs = elementwise_runs(schema, configs, n, 0x7E5EC0DE);
   if (!runs.ok()) return runs.error();
-  std::vector<int> repeats;
+  std::vector<measure::BatchedSampler> samplers;
   for (const auto& run : *runs) {
-    Result<int> r = repeats_for(run, options.min_sample_ms);
-    if (!r.ok()) return r.error();
-    repeats.push_back(*r);
+    Result<measure::BatchedSampler> sampler = ready_sampler(run, options.min_sample_ms);
+    if (!sampler.ok()) return sampler.error();
+    samplers.push_back(std::move(sampler).value());
   }
   std::vector<std::vector<double>> samples(runs->size());
   for (int round = 0; round < options.rounds; ++round) {
     for (std::size_t i = 0; i < runs->size(); ++i) {
-      if (options.settle_ms > 0) {
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.settle_ms));
-      }
-      for (int warm = 0; warm < 3; ++warm) TUNEKIT_RETURN_IF_ERROR((*runs)[i]());
-      Result<double> ms = sample((*runs)[i], repeats[i]);
+      TUNEKIT_RETURN_IF_ERROR(settle((*runs)[i], options.settle_ms));
+      Result<double> ms = samplers[i].sample();
       if (!ms.ok()) return ms.error();
       samples[i].push_back(*ms);
     }
   }
   std::vector<double> medians;
-  for (auto& s : samples) medians.push_back(median(s));
+  for (const auto& s : samples) medians.push_back(measure::median(s));
   return medians;
 }
 
