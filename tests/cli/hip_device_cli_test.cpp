@@ -4,13 +4,13 @@
 // with that reason and write nothing, and the GPU engine plugin loaded into
 // a CPU tune adds no candidate.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
+#include "support/scratch_dir.hpp"
 #include "run_tool.hpp"
 
 namespace {
@@ -22,8 +22,8 @@ using tunekit::testing::ScopedEnvironment;
 class HipDeviceCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/tunekit-hip-cli-XXXXXX";
-    folder = mkdtemp(pattern);
+    const std::filesystem::path& folder = scratch.path();
+    ASSERT_FALSE(folder.empty());
     graph = (folder / "relu.toml").string();
     overrides = (folder / "overrides.json").string();
     cache = (folder / "cache.toml").string();
@@ -32,11 +32,9 @@ class HipDeviceCli : public ::testing::Test {
     ASSERT_EQ(described.exit_code, 0) << described.err;
     hip = json::parse(described.out).at("hip");
   }
-  void TearDown() override { std::filesystem::remove_all(folder); }
-
   bool has_gpu() const { return !hip.at("devices").empty(); }
 
-  std::filesystem::path folder;
+  tunekit::testing::ScratchDir scratch{"tunekit-hip-cli"};
   std::string graph, overrides, cache;
   json hip;
 };
