@@ -101,9 +101,27 @@ void add_elementwise(Builder& b, const tuning::TuningBinding<Config>& binding,
   }
 }
 
+using Runs = std::vector<std::function<Error()>>;
+
 struct UnaryOperands {
   Tensor input, output;
 };
+
+// One run per configuration of `op`, all on the same random operands of n elements.
+Result<Runs> unary_runs(cpu::UnaryOp op, DataType type, const std::vector<cpu::UnaryElementwiseTuning>& configs,
+                        std::int64_t n, std::uint64_t seed) {
+  auto input = tuning::RandnTensor(type, {n}, seed);
+  auto output = tuning::EmptyTensor(type, {n});
+  if (!input.ok()) return input.error();
+  if (!output.ok()) return output.error();
+  auto x = std::make_shared<UnaryOperands>(UnaryOperands{std::move(input).value(), std::move(output).value()});
+  Runs runs;
+  for (const cpu::UnaryElementwiseTuning& c : configs) {
+    const cpu::UnaryElementwiseKernel kernel(op, c);
+    runs.push_back([x, kernel] { return kernel.run(x->input, x->output); });
+  }
+  return runs;
+}
 
 void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
   const DataType type = calibrated.key.element_type;
@@ -111,15 +129,9 @@ void add_unary(Builder& b, cpu::UnaryOp op, const tuning::KernelTuningParameters
                   [op, type, seed](const cpu::UnaryElementwiseTuning& d, const cpu::UnaryElementwiseTuning& c,
                                    std::int64_t n) -> std::function<Result<ComparisonRuns>()> {
                     return [op, d, c, type, n, seed]() -> Result<ComparisonRuns> {
-                      auto input = tuning::RandnTensor(type, {n}, seed);
-                      auto output = tuning::EmptyTensor(type, {n});
-                      if (!input.ok()) return input.error();
-                      if (!output.ok()) return output.error();
-                      auto x = std::make_shared<UnaryOperands>(
-                          UnaryOperands{std::move(input).value(), std::move(output).value()});
-                      const cpu::UnaryElementwiseKernel kd(op, d), kc(op, c);
-                      return ComparisonRuns{[x, kd] { return kd.run(x->input, x->output); },
-                                            [x, kc] { return kc.run(x->input, x->output); }};
+                      Result<Runs> runs = unary_runs(op, type, {d, c}, n, seed);
+                      if (!runs.ok()) return runs.error();
+                      return ComparisonRuns{(*runs)[0], (*runs)[1]};
                     };
                   });
 }
@@ -128,25 +140,33 @@ struct BinaryOperands {
   Tensor a, b, output;
 };
 
+Result<Runs> binary_runs(cpu::BinaryOp op, DataType type, const std::vector<cpu::BinaryElementwiseTuning>& configs,
+                         std::int64_t n, std::uint64_t seed) {
+  auto x = tuning::RandnTensor(type, {n}, seed);
+  auto y = tuning::RandnTensor(type, {n}, seed + 1);
+  auto output = tuning::EmptyTensor(cpu::output_type(op, type), {n});
+  if (!x.ok()) return x.error();
+  if (!y.ok()) return y.error();
+  if (!output.ok()) return output.error();
+  auto ops = std::make_shared<BinaryOperands>(
+      BinaryOperands{std::move(x).value(), std::move(y).value(), std::move(output).value()});
+  Runs runs;
+  for (const cpu::BinaryElementwiseTuning& c : configs) {
+    const cpu::BinaryElementwiseKernel kernel(op, c);
+    runs.push_back([ops, kernel] { return kernel.run(ops->a, ops->b, ops->output); });
+  }
+  return runs;
+}
+
 void add_binary(Builder& b, cpu::BinaryOp op, const tuning::KernelTuningParameters& calibrated, std::uint64_t seed) {
   const DataType type = calibrated.key.element_type;
-  const DataType out_type = cpu::output_type(op, type);
   add_elementwise(b, cpu::binary_elementwise_binding(), calibrated,
-                  [op, type, out_type, seed](const cpu::BinaryElementwiseTuning& d,
-                                             const cpu::BinaryElementwiseTuning& c,
-                                             std::int64_t n) -> std::function<Result<ComparisonRuns>()> {
-                    return [op, d, c, type, out_type, n, seed]() -> Result<ComparisonRuns> {
-                      auto x = tuning::RandnTensor(type, {n}, seed);
-                      auto y = tuning::RandnTensor(type, {n}, seed + 1);
-                      auto output = tuning::EmptyTensor(out_type, {n});
-                      if (!x.ok()) return x.error();
-                      if (!y.ok()) return y.error();
-                      if (!output.ok()) return output.error();
-                      auto ops = std::make_shared<BinaryOperands>(
-                          BinaryOperands{std::move(x).value(), std::move(y).value(), std::move(output).value()});
-                      const cpu::BinaryElementwiseKernel kd(op, d), kc(op, c);
-                      return ComparisonRuns{[ops, kd] { return kd.run(ops->a, ops->b, ops->output); },
-                                            [ops, kc] { return kc.run(ops->a, ops->b, ops->output); }};
+                  [op, type, seed](const cpu::BinaryElementwiseTuning& d, const cpu::BinaryElementwiseTuning& c,
+                                   std::int64_t n) -> std::function<Result<ComparisonRuns>()> {
+                    return [op, d, c, type, n, seed]() -> Result<ComparisonRuns> {
+                      Result<Runs> runs = binary_runs(op, type, {d, c}, n, seed);
+                      if (!runs.ok()) return runs.error();
+                      return ComparisonRuns{(*runs)[0], (*runs)[1]};
                     };
                   });
 }
@@ -375,39 +395,15 @@ Result<std::vector<std::function<Error()>>> elementwise_runs(
     const tuning::KernelTuningSchema& schema, const std::vector<tuning::KernelTuningParameters>& configurations,
     std::int64_t n, std::uint64_t seed) {
   const tuning::KernelTuningKey& key = schema.key();
-  const DataType type = key.element_type;
-  std::vector<std::function<Error()>> runs;
   if (const std::optional<cpu::UnaryOp> op = unary_of(key)) {
-    Result<std::vector<cpu::UnaryElementwiseTuning>> configs = apply_all(cpu::unary_elementwise_binding(), configurations);
+    auto configs = apply_all(cpu::unary_elementwise_binding(), configurations);
     if (!configs.ok()) return configs.error();
-    auto input = tuning::RandnTensor(type, {n}, seed);
-    auto output = tuning::EmptyTensor(type, {n});
-    if (!input.ok()) return input.error();
-    if (!output.ok()) return output.error();
-    auto x = std::make_shared<UnaryOperands>(UnaryOperands{std::move(input).value(), std::move(output).value()});
-    for (const cpu::UnaryElementwiseTuning& c : *configs) {
-      const cpu::UnaryElementwiseKernel kernel(*op, c);
-      runs.push_back([x, kernel] { return kernel.run(x->input, x->output); });
-    }
-    return runs;
+    return unary_runs(*op, key.element_type, *configs, n, seed);
   }
   if (const std::optional<cpu::BinaryOp> op = binary_of(key)) {
-    Result<std::vector<cpu::BinaryElementwiseTuning>> configs =
-        apply_all(cpu::binary_elementwise_binding(), configurations);
+    auto configs = apply_all(cpu::binary_elementwise_binding(), configurations);
     if (!configs.ok()) return configs.error();
-    auto a = tuning::RandnTensor(type, {n}, seed);
-    auto b = tuning::RandnTensor(type, {n}, seed + 1);
-    auto output = tuning::EmptyTensor(cpu::output_type(*op, type), {n});
-    if (!a.ok()) return a.error();
-    if (!b.ok()) return b.error();
-    if (!output.ok()) return output.error();
-    auto x = std::make_shared<BinaryOperands>(
-        BinaryOperands{std::move(a).value(), std::move(b).value(), std::move(output).value()});
-    for (const cpu::BinaryElementwiseTuning& c : *configs) {
-      const cpu::BinaryElementwiseKernel kernel(*op, c);
-      runs.push_back([x, kernel] { return kernel.run(x->a, x->b, x->output); });
-    }
-    return runs;
+    return binary_runs(*op, key.element_type, *configs, n, seed);
   }
   return Error(ErrorCode::NOT_SUPPORTED,
                fmt::format("{}: side by side times only the unary and binary elementwise kernels", key.to_string()));
