@@ -137,6 +137,40 @@ TEST_F(TuneCli, AFileWithoutShapeSetsTunesItsOwnDims) {
   EXPECT_EQ(entries(), 1u);
 }
 
+// A bfloat16 graph: random bfloat16 inputs, candidates checked against the
+// double oracle (the float reference engines do not run it), and an entry of
+// its own beside the float graph's of the same dims.
+TEST_F(TuneCli, ABfloat16GraphIsCheckedAgainstTheOracleAndKeepsAnEntryBesideTheFloatOne) {
+  std::string text = matmul_graph("16", "24", "8");
+  for (const char* uid : {"uid = 1\n", "uid = 2\n", "uid = 3\n"}) {
+    text.replace(text.find(uid), std::string(uid).size(), std::string(uid) + "data_type = \"bfloat16\"\n");
+  }
+  write(graph, text);
+  auto run = tune({"--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::set<std::string> engines;
+  const json problems = json::parse(run.out);
+  for (const json& candidate : problems[0]["candidates"]) {
+    if (!candidate["succeeded"].get<bool>()) continue;
+    engines.insert(candidate["engine_name"].get<std::string>());
+    EXPECT_EQ(candidate["result_check"].get<std::string>().rfind("agrees with cpu_double_oracle", 0), 0u)
+        << candidate.dump();
+  }
+  // oneDNN runs bfloat16 where the processor has AVX-512; tunekit's widening Gemm everywhere.
+  EXPECT_TRUE(engines.count("CPU_MATMUL_TUNEKIT")) << run.out;
+  for (const std::string& name : engines) EXPECT_TRUE(name == "CPU_MATMUL_TUNEKIT" || name == "CPU_MATMUL_ONEDNN") << name;
+  const json first = json::parse(read(output))["engine_overrides"];
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0]["criteria"], json({{"data_type", 4}}));
+
+  write(graph, matmul_graph("16", "24", "8"));
+  ASSERT_EQ(tune({}).exit_code, 0);
+  const json both = json::parse(read(output))["engine_overrides"];
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0], first[0]);
+  EXPECT_FALSE(both[1].contains("criteria"));
+}
+
 // Each of these crashed the reference matmul (SIGSEGV) or began zeroing 16 GiB.
 TEST_F(TuneCli, DimsWhoseSizesOverflowSixtyFourBitsAreBadInputNamingTheTensorAndDims) {
   struct Case {

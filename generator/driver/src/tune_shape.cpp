@@ -10,6 +10,7 @@
 #include "exit_codes.hpp"
 #include "tune_incumbent.hpp"
 #include "tune_isolated.hpp"
+#include "tunekit/core/half_precision.hpp"
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/graph/engine_knob_sweep.hpp"
 #include "tunekit/graph/engine_plugin.hpp"
@@ -74,7 +75,8 @@ Result<std::unique_ptr<TuneSession>> open_tune_session(const TuneOptions& option
 
 namespace {
 
-// Zeroes every buffer, then fills float tensors with random values in [-1, 1).
+// Zeroes every buffer, then fills the floating-point tensors (float, and the
+// 16-bit float16 and bfloat16 rounded from it) with random values in [-1, 1).
 // The host writes straight into memory it addresses (the CPU); a GPU's
 // buffers are written on the host and copied, one buffer at a time.
 Error fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers, platform::Device& device) {
@@ -96,12 +98,24 @@ Error fill_inputs(const graph::OperationGraph& og, graph::GraphBuffers& buffers,
     TUNEKIT_RETURN_IF_ERROR(publish(buffer.data(), buffer.size()));
   }
   for (const graph::Tensor& t : og.tensors()) {
-    if (t->get_is_virtual() || t->get_data_type() != DataType::FLOAT) continue;
+    const DataType type = t->get_data_type().value_or(DataType::FLOAT);
+    if (t->get_is_virtual() ||
+        (type != DataType::FLOAT && type != DataType::FLOAT16 && type != DataType::BFLOAT16)) {
+      continue;
+    }
     void* data = buffers.pack.at(t->get_uid());
     const std::int64_t count = t->span_elements().value();  // the graph is validated
-    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
-    float* values = static_cast<float*>(host_view(data, bytes));
-    for (std::int64_t i = 0; i < count; ++i) values[i] = uniform(random);
+    const std::size_t bytes = static_cast<std::size_t>(count) * core::size_of(type);
+    void* values = host_view(data, bytes);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float value = uniform(random);
+      if (type == DataType::FLOAT) {
+        static_cast<float*>(values)[i] = value;
+      } else {
+        static_cast<std::uint16_t*>(values)[i] =
+            type == DataType::BFLOAT16 ? core::float_to_bfloat16(value) : core::float_to_float16(value);
+      }
+    }
     TUNEKIT_RETURN_IF_ERROR(publish(data, bytes));
   }
   return Error::ok();

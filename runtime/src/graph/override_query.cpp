@@ -9,6 +9,22 @@ namespace {
 
 std::int64_t flag(bool value) { return value ? 1 : 0; }
 
+// The data_type criterion: fixed codes (written to files), not the enum's order.
+std::int64_t data_type_code(DataType type) {
+  switch (type) {
+    case DataType::FLOAT: return 1;
+    case DataType::DOUBLE: return 2;
+    case DataType::FLOAT16: return 3;
+    case DataType::BFLOAT16: return 4;
+    case DataType::INT8: return 5;
+    case DataType::UINT8: return 6;
+    case DataType::INT32: return 7;
+    case DataType::INT64: return 8;
+    case DataType::BOOL: return 9;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int core_operation_priority(OperationKind kind) noexcept {
@@ -107,6 +123,12 @@ OverrideQuery make_override_query(const Operation& operation) {
       break;
     default:
       break;
+  }
+
+  const std::vector<std::string>& ports = override_port_order(operation.kind);
+  const Tensor first = ports.empty() ? nullptr : operation.input(ports.front());
+  if (first && first->get_data_type() && *first->get_data_type() != DataType::FLOAT) {
+    query.criteria["data_type"] = data_type_code(*first->get_data_type());
   }
 
   auto add = [&](const std::string& port, const Tensor& tensor, bool output) {

@@ -98,6 +98,13 @@ Error GemmKernel::run(DataType type, Transpose ta, Transpose tb, std::int64_t m,
                       float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b,
                       std::int64_t ldb, float beta, std::uint16_t* c, std::int64_t ldc, GemmPath path,
                       int threads) const {
+  return run(type, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, WideProductEpilogue{}, path, threads);
+}
+
+Error GemmKernel::run(DataType type, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                      float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b,
+                      std::int64_t ldb, float beta, std::uint16_t* c, std::int64_t ldc,
+                      const WideProductEpilogue& before_narrowing, GemmPath path, int threads) const {
   if (type != DataType::FLOAT16 && type != DataType::BFLOAT16) {
     return {ErrorCode::INVALID_VALUE,
             fmt::format("Gemm: the widening path takes float16 or bfloat16, not {}", core::to_string(type))};
@@ -125,6 +132,7 @@ Error GemmKernel::run(DataType type, Transpose ta, Transpose tb, std::int64_t m,
       e.is_bad()) {
     return e;
   }
+  if (before_narrowing) before_narrowing(wide_c, n, maximum);
   gd::narrow_matrix(type, wide_c, m, n, c, ldc, conversion_threads(m * n, maximum));
   return Error::ok();
 }

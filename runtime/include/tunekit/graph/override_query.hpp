@@ -7,7 +7,11 @@
 // use. Criteria are integer-encoded modes that tell apart graphs sharing an
 // operation and tensors: pointwise_mode, reduction_mode, resample_mode (the
 // enum's declaration order), norm_fwd_phase (0 inference, 1 training),
-// causal_mask (0 or 1) and softmax_axis (the dim, counted from the first).
+// causal_mask (0 or 1) and softmax_axis (the dim, counted from the first),
+// and data_type when the operation's first input is not float (double 2,
+// float16 3, bfloat16 4, int8 5, uint8 6, int32 7, int64 8, bool 9; float
+// graphs carry none, so their entries stay those any v2 reader writes), so
+// that a bfloat16 matmul and a float one of the same dims keep an entry each.
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 #include <limits>
 #include <variant>
 
+#include "tunekit/core/half_precision.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
@@ -33,15 +34,15 @@ using AnyPattern =
 
 // The first pattern that matches, in the order of AnyPattern.
 Result<AnyPattern> match_any(const OperationGraph& graph) {
-  if (auto p = match_matmul(graph); p.ok()) return AnyPattern(*p);
+  if (auto p = match_matmul_of(graph, {DataType::FLOAT, DataType::BFLOAT16}); p.ok()) return AnyPattern(*p);
   if (auto p = match_conv(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_layernorm(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_rmsnorm(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_softmax(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_reduction(graph); p.ok()) return AnyPattern(*p);
   return Error(ErrorCode::NOT_SUPPORTED,
-               "not one float matmul (with its bias and activation), conv_fprop (with its bias and relu), "
-               "layernorm, rmsnorm, softmax or reduction");
+               "not one float or bfloat16 matmul (with its bias and activation), nor one float conv_fprop (with "
+               "its bias and relu), layernorm, rmsnorm, softmax or reduction");
 }
 
 double activate(Activation activation, double x) {
@@ -55,25 +56,36 @@ double activate(Activation activation, double x) {
   return x;
 }
 
-Error run(const MatmulPattern& p, const graph::VariantPack& pack) {
-  Result<MatmulBuffers> all = find_buffers(p, pack);
+// An element of a float or bfloat16 (bit pattern) tensor, and the rounding back.
+double value_of(float x) { return x; }
+double value_of(std::uint16_t bits) { return core::bfloat16_to_float(bits); }
+void store(double x, float& out) { out = static_cast<float>(x); }
+void store(double x, std::uint16_t& out) { out = core::float_to_bfloat16(static_cast<float>(x)); }
+
+template <typename T>
+Error run_matmul(const MatmulPattern& p, const graph::VariantPack& pack) {
+  Result<MatmulBuffersOf<T>> all = find_buffers_of<T>(p, pack);
   if (!all.ok()) return all.error();
   for (std::int64_t batch = 0; batch < p.batch; ++batch) {
-    const MatmulBuffers b = all->at_batch(p, batch);
+    const MatmulBuffersOf<T> b = all->at_batch(p, batch);
     for (std::int64_t i = 0; i < p.m; ++i) {
       for (std::int64_t j = 0; j < p.n; ++j) {
         double sum = 0.0;
         for (std::int64_t q = 0; q < p.k; ++q) {
-          const double a = p.a.transposed ? b.a[q * p.a.ld + i] : b.a[i * p.a.ld + q];
-          const double v = p.b.transposed ? b.b[j * p.b.ld + q] : b.b[q * p.b.ld + j];
+          const double a = value_of(p.a.transposed ? b.a[q * p.a.ld + i] : b.a[i * p.a.ld + q]);
+          const double v = value_of(p.b.transposed ? b.b[j * p.b.ld + q] : b.b[q * p.b.ld + j]);
           sum += a * v;
         }
-        if (b.bias != nullptr) sum += b.bias[j];
-        b.c[i * p.ldc + j] = static_cast<float>(activate(p.activation, sum));
+        if (b.bias != nullptr) sum += value_of(b.bias[j]);
+        store(activate(p.activation, sum), b.c[i * p.ldc + j]);
       }
     }
   }
   return Error::ok();
+}
+
+Error run(const MatmulPattern& p, const graph::VariantPack& pack) {
+  return p.type == DataType::BFLOAT16 ? run_matmul<std::uint16_t>(p, pack) : run_matmul<float>(p, pack);
 }
 
 Error run(const ConvPattern& p, const graph::VariantPack& pack) {
@@ -218,7 +230,7 @@ class OracleEngine final : public graph::Engine {
     descriptor_.heuristic_priority = 1000;
     descriptor_.description =
         "the definitions' loops in double precision on one thread: the result check's reference for batched "
-        "matmuls, convolutions, normalizations, softmax and reductions";
+        "and bfloat16 matmuls, convolutions, normalizations, softmax and reductions";
     descriptor_.reference = true;
     descriptor_.oracle_only = true;
   }

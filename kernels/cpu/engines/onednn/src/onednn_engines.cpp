@@ -26,16 +26,18 @@ using data_type = dnnl::memory::data_type;
 using detail::onednn_cpu_engine;
 using detail::onednn_error;
 
+data_type element_type(const MatmulPattern& p) { return p.type == DataType::BFLOAT16 ? data_type::bf16 : data_type::f32; }
+
 // A matrix operand, or for a batch of products (rank 3) a batch of them:
 // one matrix for every batch (batch stride 0) is a batch dim of 1, which
 // oneDNN broadcasts.
 dnnl::memory::desc operand_desc(const MatmulPattern& p, const MatrixOperand& x, std::int64_t rows,
                                 std::int64_t columns, std::int64_t batch_stride) {
   const dims strides = x.transposed ? dims{1, x.ld} : dims{x.ld, 1};
-  if (p.batch == 1) return dnnl::memory::desc(dims{rows, columns}, data_type::f32, strides);
+  if (p.batch == 1) return dnnl::memory::desc(dims{rows, columns}, element_type(p), strides);
   const std::int64_t batches = batch_stride > 0 ? p.batch : 1;
   const std::int64_t stride = batch_stride > 0 ? batch_stride : rows * columns;
-  return dnnl::memory::desc(dims{batches, rows, columns}, data_type::f32, dims{stride, strides[0], strides[1]});
+  return dnnl::memory::desc(dims{batches, rows, columns}, element_type(p), dims{stride, strides[0], strides[1]});
 }
 
 struct Descs {
@@ -43,14 +45,34 @@ struct Descs {
 };
 
 Descs descs(const MatmulPattern& p) {
+  const data_type type = element_type(p);
   Descs d{operand_desc(p, p.a, p.m, p.k, p.a_batch_stride), operand_desc(p, p.b, p.k, p.n, p.b_batch_stride), {},
-          p.batch == 1 ? dnnl::memory::desc(dims{p.m, p.n}, data_type::f32, dims{p.ldc, 1})
-                       : dnnl::memory::desc(dims{p.batch, p.m, p.n}, data_type::f32, dims{p.c_batch_stride, p.ldc, 1})};
+          p.batch == 1 ? dnnl::memory::desc(dims{p.m, p.n}, type, dims{p.ldc, 1})
+                       : dnnl::memory::desc(dims{p.batch, p.m, p.n}, type, dims{p.c_batch_stride, p.ldc, 1})};
   if (p.bias_uid >= 0) {
-    d.bias = p.batch == 1 ? dnnl::memory::desc(dims{1, p.n}, data_type::f32, dims{p.n, 1})
-                          : dnnl::memory::desc(dims{1, 1, p.n}, data_type::f32, dims{p.n, p.n, 1});
+    d.bias = p.batch == 1 ? dnnl::memory::desc(dims{1, p.n}, type, dims{p.n, 1})
+                          : dnnl::memory::desc(dims{1, 1, p.n}, type, dims{p.n, p.n, 1});
   }
   return d;
+}
+
+// The pattern's buffers as oneDNN takes them, whatever their element type.
+struct RawBuffers {
+  void *a = nullptr, *b = nullptr, *bias = nullptr, *c = nullptr;
+};
+template <typename T>
+RawBuffers raw(const MatmulBuffersOf<T>& x) {
+  return {const_cast<T*>(x.a), const_cast<T*>(x.b), const_cast<T*>(x.bias), x.c};
+}
+Result<RawBuffers> raw_buffers(const MatmulPattern& p, const graph::VariantPack& pack) {
+  if (p.type == DataType::BFLOAT16) {
+    Result<Bfloat16MatmulBuffers> x = find_buffers_of<std::uint16_t>(p, pack);
+    if (!x.ok()) return x.error();
+    return raw(*x);
+  }
+  Result<MatmulBuffers> x = find_buffers(p, pack);
+  if (!x.ok()) return x.error();
+  return raw(*x);
 }
 
 dnnl::primitive_attr attributes(const MatmulPattern& p) {
@@ -98,17 +120,17 @@ class OnednnMatmul final : public ExecutionKernel {
   std::int64_t workspace_size() const override { return static_cast<std::int64_t>(pd_->scratchpad_desc().get_size()); }
   Error execute(const ExecutionArguments& args) override {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
-    Result<MatmulBuffers> x = find_buffers(pattern_, args.variant_pack);
+    Result<RawBuffers> x = raw_buffers(pattern_, args.variant_pack);
     if (!x.ok()) return x.error();
     try {
       const Descs d = descs(pattern_);
       const dnnl::engine& engine = onednn_cpu_engine();
       std::unordered_map<int, dnnl::memory> arguments{
-          {DNNL_ARG_SRC, dnnl::memory(d.a, engine, const_cast<float*>(x->a))},
-          {DNNL_ARG_WEIGHTS, dnnl::memory(d.b, engine, const_cast<float*>(x->b))},
+          {DNNL_ARG_SRC, dnnl::memory(d.a, engine, x->a)},
+          {DNNL_ARG_WEIGHTS, dnnl::memory(d.b, engine, x->b)},
           {DNNL_ARG_DST, dnnl::memory(d.c, engine, x->c)},
           {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, args.workspace)}};
-      if (pattern_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, const_cast<float*>(x->bias)));
+      if (pattern_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, x->bias));
       dnnl::stream stream(engine);
       detail::OnednnTeam team(threads_);
       primitive_.execute(stream, arguments);
@@ -126,13 +148,21 @@ class OnednnMatmul final : public ExecutionKernel {
   int threads_;
 };
 
+// bfloat16 where this oneDNN has an implementation for the processor (2.6
+// needs AVX-512): asked of oneDNN itself, whose refusal is the reason.
 Result<MatmulPattern> match_for_onednn(const OperationGraph& graph) {
-  Result<MatmulPattern> p = match_matmul(graph);
+  Result<MatmulPattern> p = match_matmul_of(graph, {DataType::FLOAT, DataType::BFLOAT16});
   if (!p.ok()) return p;
   TUNEKIT_RETURN_IF_ERROR(detail::check_onednn_sizes({p->m, p->n, p->k, p->a.ld, p->b.ld, p->ldc, p->m * p->k,
                                                        p->k * p->n, p->m * p->ldc, p->batch * p->c_batch_stride,
                                                        p->batch * p->a_batch_stride, p->batch * p->b_batch_stride},
                                                       p->describe()));
+  if (p->type == DataType::BFLOAT16) {
+    if (Result<PrimitiveDesc> pd = primitive_desc(*p, 0, 1); !pd.ok()) {
+      return not_supported(fmt::format("oneDNN {} has no bfloat16 matmul on this processor ({}): {}",
+                                       onednn_version(), onednn_isa(), pd.error().message()));
+    }
+  }
   return p;
 }
 

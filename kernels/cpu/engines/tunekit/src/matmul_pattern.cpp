@@ -3,8 +3,10 @@
 
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "tunekit/engines/pattern_engine.hpp"
 
@@ -16,7 +18,20 @@ using graph::OperationKind;
 using graph::PointwiseMode;
 using graph::Tensor;
 
-bool is_float(const Tensor& t) { return t && t->get_data_type() == DataType::FLOAT; }
+// The pattern's element types, as the refusals name them: "float or bfloat16".
+std::string type_names(std::initializer_list<DataType> types) {
+  std::vector<std::string_view> names;
+  for (DataType type : types) names.push_back(core::to_string(type));
+  return fmt::format("{}", fmt::join(names, " or "));
+}
+
+bool has_type(const Tensor& t, DataType type) { return t && t->get_data_type() == type; }
+
+// A step between the product and the output computes in float; a virtual
+// tensor there may also be declared in the pattern's type.
+bool is_step_type(const Tensor& t, DataType type) {
+  return t && (t->get_data_type() == type || (t->get_is_virtual() && t->get_data_type() == DataType::FLOAT));
+}
 
 // The matrix dims of a rank-2 tensor, or of each batch of a rank-3 one.
 std::vector<std::int64_t> last_two(const std::vector<std::int64_t>& values) {
@@ -30,10 +45,11 @@ std::int64_t batch_stride_of(const Tensor& t) { return batch_of(t) > 1 ? t->get_
 
 // A matrix operand (rank 2, or rank 3 for a batch of them) of rows x
 // columns: row-major (unit column stride) or its transpose (unit row stride).
-Result<MatrixOperand> operand(const Tensor& t, const char* port) {
+Result<MatrixOperand> operand(const Tensor& t, const char* port, DataType type) {
   const std::size_t rank = t ? t->get_dim().size() : 0;
-  if (!is_float(t) || (rank != 2 && rank != 3) || t->get_stride().size() != rank) {
-    return not_supported(fmt::format("{} must be a float matrix (rank 2) or a batch of them (rank 3)", port));
+  if (!has_type(t, type) || (rank != 2 && rank != 3) || t->get_stride().size() != rank) {
+    return not_supported(
+        fmt::format("{} must be a {} matrix (rank 2) or a batch of them (rank 3)", port, core::to_string(type)));
   }
   if (t->get_is_virtual()) return not_supported(fmt::format("{} must be an input of the graph, not virtual", port));
   const std::vector<std::int64_t> dims = last_two(t->get_dim());
@@ -77,24 +93,34 @@ std::string_view to_string(Activation activation) noexcept {
 }
 
 std::string MatmulPattern::describe() const {
-  std::string text = fmt::format("matmul {}{}x{}x{} ({}, {})", batch > 1 ? fmt::format("{} x ", batch) : "", m, n, k,
+  std::string text = fmt::format("matmul {}{}x{}x{}{} ({}, {})", batch > 1 ? fmt::format("{} x ", batch) : "", m, n, k,
+                                 type == DataType::FLOAT ? std::string() : fmt::format(" {}", core::to_string(type)),
                                  a.transposed ? "A^T" : "A", b.transposed ? "B^T" : "B");
   if (bias_uid >= 0) text += " + bias";
   if (activation != Activation::NONE) text += fmt::format(" + {}", to_string(activation));
   return text;
 }
 
-Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
+Result<MatmulPattern> match_matmul_of(const graph::OperationGraph& graph, std::initializer_list<DataType> types) {
   const std::vector<Operation>& ops = graph.operations();
   if (ops.empty() || ops.size() > 3 || ops[0].kind != OperationKind::MATMUL) {
     return not_supported("only a matmul, optionally followed by a bias add and an activation");
   }
   const Operation& mm = ops[0];
-  Result<MatrixOperand> a = operand(mm.input("A"), "A");
+  const std::string names = type_names(types);
+  const Tensor first = mm.input("A");
+  const std::optional<DataType> declared = first ? first->get_data_type() : std::nullopt;
+  if (!declared || std::find(types.begin(), types.end(), *declared) == types.end()) {
+    return not_supported(fmt::format("A must be {}{}", names,
+                                     declared ? fmt::format(", not {}", core::to_string(*declared)) : ""));
+  }
+  const DataType type = *declared;
+  Result<MatrixOperand> a = operand(mm.input("A"), "A", type);
   if (!a.ok()) return a.error();
-  Result<MatrixOperand> b = operand(mm.input("B"), "B");
+  Result<MatrixOperand> b = operand(mm.input("B"), "B", type);
   if (!b.ok()) return b.error();
   MatmulPattern pattern;
+  pattern.type = type;
   pattern.a = *a;
   pattern.b = *b;
   pattern.m = last_two(mm.input("A")->get_dim())[0];
@@ -102,8 +128,9 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   pattern.n = last_two(mm.input("B")->get_dim())[1];
   Tensor current = mm.output("C");
   const std::size_t rank = current ? current->get_dim().size() : 0;
-  if (!is_float(current) || (rank != 2 && rank != 3)) {
-    return not_supported("C must be a float matrix (rank 2) or a batch of them (rank 3)");
+  if (!is_step_type(current, type) || (rank != 2 && rank != 3)) {
+    return not_supported(fmt::format("C must be a {} matrix (rank 2) or a batch of them (rank 3), as A",
+                                     core::to_string(type)));
   }
   // A batch of products: A's and B's batch counts are C's, or 1 (one matrix
   // for every batch); the graph's validation has checked the broadcast.
@@ -132,8 +159,9 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
       const bool row_vector = (dims.size() == 1 && dims[0] == pattern.n) ||
                               (dims.size() == 2 && dims[0] == 1 && dims[1] == pattern.n) ||
                               (dims.size() == 3 && dims[0] == 1 && dims[1] == 1 && dims[2] == pattern.n);
-      if (!is_float(bias) || bias->get_is_virtual() || !row_vector || bias->get_stride().back() != 1) {
-        return not_supported(fmt::format("the bias of {} must be a contiguous float [1, N] input", op.describe(i)));
+      if (!has_type(bias, type) || bias->get_is_virtual() || !row_vector || bias->get_stride().back() != 1) {
+        return not_supported(fmt::format("the bias of {} must be a contiguous {} [1, N] input, as A", op.describe(i),
+                                         core::to_string(type)));
       }
       pattern.bias_uid = bias->get_uid();
     } else if (mode && activation_of(*mode) && !seen_activation && !in1 && same_tensor(in0, current)) {
@@ -144,9 +172,13 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
                                      op.describe(i)));
     }
     current = op.output("OUT_0");
-    if (!is_float(current) || current->get_dim() != c_dims) {
-      return not_supported(fmt::format("the output of {} must be a float tensor of the product's dims", op.describe(i)));
+    if (!is_step_type(current, type) || current->get_dim() != c_dims) {
+      return not_supported(fmt::format("the output of {} must be a {} tensor of the product's dims, as A",
+                                       op.describe(i), core::to_string(type)));
     }
+  }
+  if (current->get_data_type() != type) {
+    return not_supported(fmt::format("the graph's output must be {}, as A", core::to_string(type)));
   }
   if (current->get_is_virtual()) return not_supported("the graph's last output must not be virtual");
   const std::vector<std::int64_t> strides = last_two(current->get_stride());
@@ -160,28 +192,38 @@ Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
   return pattern;
 }
 
-MatmulBuffers MatmulBuffers::at_batch(const MatmulPattern& p, std::int64_t index) const {
-  return {a + index * p.a_batch_stride, b + index * p.b_batch_stride, bias, c + index * p.c_batch_stride};
+Result<MatmulPattern> match_matmul(const graph::OperationGraph& graph) {
+  return match_matmul_of(graph, {DataType::FLOAT});
 }
 
-Result<MatmulBuffers> find_buffers(const MatmulPattern& pattern, const graph::VariantPack& pack) {
-  MatmulBuffers buffers;
+template <typename T>
+Result<MatmulBuffersOf<T>> find_buffers_of(const MatmulPattern& pattern, const graph::VariantPack& pack) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::uint16_t>);
+  const DataType expected = std::is_same_v<T, float> ? DataType::FLOAT : DataType::BFLOAT16;
+  if (pattern.type != expected) {
+    return Error(ErrorCode::INVALID_VALUE, fmt::format("{}: its buffers are {}, not {}", pattern.describe(),
+                                                       core::to_string(pattern.type), core::to_string(expected)));
+  }
+  MatmulBuffersOf<T> buffers;
   Result<void*> a = find_buffer(pack, pattern.a.uid, "A");
   if (!a.ok()) return a.error();
   Result<void*> b = find_buffer(pack, pattern.b.uid, "B");
   if (!b.ok()) return b.error();
   Result<void*> c = find_buffer(pack, pattern.c_uid, "the output");
   if (!c.ok()) return c.error();
-  buffers.a = static_cast<const float*>(*a);
-  buffers.b = static_cast<const float*>(*b);
-  buffers.c = static_cast<float*>(*c);
+  buffers.a = static_cast<const T*>(*a);
+  buffers.b = static_cast<const T*>(*b);
+  buffers.c = static_cast<T*>(*c);
   if (pattern.bias_uid >= 0) {
     Result<void*> bias = find_buffer(pack, pattern.bias_uid, "the bias");
     if (!bias.ok()) return bias.error();
-    buffers.bias = static_cast<const float*>(*bias);
+    buffers.bias = static_cast<const T*>(*bias);
   }
   return buffers;
 }
+
+template Result<MatmulBuffers> find_buffers_of<float>(const MatmulPattern&, const graph::VariantPack&);
+template Result<Bfloat16MatmulBuffers> find_buffers_of<std::uint16_t>(const MatmulPattern&, const graph::VariantPack&);
 
 
 }  // namespace tunekit::engines

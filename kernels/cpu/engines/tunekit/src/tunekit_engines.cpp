@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <climits>
 #include <thread>
+#include <vector>
 
+#include "tunekit/core/half_precision.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
@@ -27,12 +29,46 @@ using graph::KnobValues;
 
 cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Transpose::YES : cpu::Transpose::NO; }
 
+// A float pattern runs the Gemm into C and the epilogue over it; a bfloat16
+// one runs the widening Gemm, whose float product takes the epilogue before
+// C is rounded, once.
 class GemmThenEpilogue final : public ExecutionKernel {
  public:
   GemmThenEpilogue(MatmulPattern pattern, cpu::GemmKernel gemm, int threads)
       : pattern_(pattern), gemm_(gemm), threads_(threads) {}
   std::int64_t workspace_size() const override { return 0; }
   Error execute(const ExecutionArguments& args) override {
+    return pattern_.type == DataType::FLOAT ? execute_float(args) : execute_widening(args);
+  }
+
+ private:
+  Error execute_widening(const ExecutionArguments& args) {
+    Result<Bfloat16MatmulBuffers> buffers = find_buffers_of<std::uint16_t>(pattern_, args.variant_pack);
+    if (!buffers.ok()) return buffers.error();
+    std::vector<float> bias;
+    if (buffers->bias != nullptr) {
+      bias.resize(static_cast<std::size_t>(pattern_.n));
+      for (std::size_t j = 0; j < bias.size(); ++j) bias[j] = core::bfloat16_to_float(buffers->bias[j]);
+    }
+    MatmulPattern wide = pattern_;
+    wide.type = DataType::FLOAT;
+    cpu::GemmKernel::WideProductEpilogue epilogue;
+    if (pattern_.has_epilogue()) {
+      epilogue = [&](float* c, std::int64_t ldc, int) {
+        wide.ldc = ldc;
+        apply_epilogue(wide, bias.empty() ? nullptr : bias.data(), c, threads_);
+      };
+    }
+    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+      const Bfloat16MatmulBuffers x = buffers->at_batch(pattern_, index);
+      TUNEKIT_RETURN_IF_ERROR(gemm_.run(pattern_.type, transpose(pattern_.a), transpose(pattern_.b), pattern_.m,
+                                        pattern_.n, pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f,
+                                        x.c, pattern_.ldc, epilogue, cpu::GemmPath::AUTO, threads_));
+    }
+    return Error::ok();
+  }
+
+  Error execute_float(const ExecutionArguments& args) {
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
     for (std::int64_t index = 0; index < pattern_.batch; ++index) {
@@ -45,7 +81,6 @@ class GemmThenEpilogue final : public ExecutionKernel {
     return Error::ok();
   }
 
- private:
   MatmulPattern pattern_;
   cpu::GemmKernel gemm_;
   int threads_;
@@ -110,7 +145,7 @@ enum class Strategy { GEMM_THEN_EPILOGUE, ROW_SPLIT };
 // the knobs that set them.
 Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const MatmulPattern& pattern,
                                                      const KnobValues& knobs, int threads) {
-  Result<cpu::GemmKernel> gemm = detail::session_gemm(threads);
+  Result<cpu::GemmKernel> gemm = detail::session_gemm(threads, pattern.type);
   if (!gemm.ok()) return gemm.error();
   cpu::GemmPackedTuning config = gemm->config();
   if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
@@ -122,9 +157,15 @@ Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const Ma
   return std::unique_ptr<ExecutionKernel>(new GemmThenEpilogue(pattern, configured, threads));
 }
 
+// The row split runs float only: its threads would each widen the whole of B.
+Result<MatmulPattern> match_for(Strategy strategy, const graph::OperationGraph& graph) {
+  if (strategy == Strategy::ROW_SPLIT) return match_matmul(graph);
+  return match_matmul_of(graph, {DataType::FLOAT, DataType::BFLOAT16});
+}
+
 std::shared_ptr<const graph::Engine> matmul_engine(EngineDescriptor descriptor, Strategy strategy) {
   return std::make_shared<PatternEngine<MatmulPattern>>(
-      std::move(descriptor), match_matmul,
+      std::move(descriptor), [strategy](const graph::OperationGraph& graph) { return match_for(strategy, graph); },
       [](const MatmulPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
       [strategy](const MatmulPattern& p, const KnobValues& knobs, int threads) {
         return make_matmul(strategy, p, knobs, threads);
@@ -134,12 +175,12 @@ std::shared_ptr<const graph::Engine> matmul_engine(EngineDescriptor descriptor, 
 }  // namespace
 
 namespace detail {
-Result<cpu::GemmKernel> session_gemm(int threads) {
+Result<cpu::GemmKernel> session_gemm(int threads, DataType type) {
   tuning::TuningSessionOptions options;
   options.threads = static_cast<std::uint32_t>(threads);
   Result<tuning::TuningSession> session = tuning::TuningSession::create(options);
   if (!session.ok()) return session.error();
-  return cpu::GemmKernel::for_session(*session, DataType::FLOAT);
+  return cpu::GemmKernel::for_session(*session, type);
 }
 }  // namespace detail
 

@@ -12,10 +12,10 @@
 
 namespace tunekit::engines::detail {
 
-// The FLOAT Gemm of a session created for `threads` (its resolved
+// The Gemm of `type` of a session created for `threads` (its resolved
 // configuration: the profiles and calibration registered in the process,
 // else the portable defaults), capped at `threads`.
-Result<cpu::GemmKernel> session_gemm(int threads);
+Result<cpu::GemmKernel> session_gemm(int threads, DataType type = DataType::FLOAT);
 
 // CPU_CONV_TUNEKIT_IM2COL, CPU_CONV_TUNEKIT_1X1 and CPU_CONV_TUNEKIT_DIRECT.
 std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines();

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "tunekit/core/error.hpp"
 #include "tunekit/core/result.hpp"
@@ -89,6 +90,15 @@ class GemmKernel {
   Error run(DataType type, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
             float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b, std::int64_t ldb,
             float beta, std::uint16_t* c, std::int64_t ldc, GemmPath path = GemmPath::AUTO, int threads = 0) const;
+  // The same, with `before_narrowing` called on the float product (a dense
+  // m x n matrix, leading dimension n) and the run's thread limit before C
+  // is rounded: an epilogue applied there (a bias, an activation) is rounded
+  // once with the product instead of after it.
+  using WideProductEpilogue = std::function<void(float* c, std::int64_t ldc, int threads)>;
+  Error run(DataType type, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+            float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b, std::int64_t ldb,
+            float beta, std::uint16_t* c, std::int64_t ldc, const WideProductEpilogue& before_narrowing,
+            GemmPath path = GemmPath::AUTO, int threads = 0) const;
 
   // The team that widens or narrows a matrix of `elements` with at most
   // `maximum` threads (1: serial).
