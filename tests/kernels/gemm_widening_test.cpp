@@ -207,6 +207,47 @@ TEST(GemmWidening, BetaZeroNeverReadsCAndAlphaZeroNeverReadsAOrB) {
   }
 }
 
+// The epilogue hook sees the float product (dense, ldc = n) before C is
+// rounded: C is the hook's result rounded once, not the rounded product.
+TEST(GemmWidening, TheEpilogueBeforeNarrowingSeesTheFloatProductAndIsRoundedOnce) {
+  for (DataType type : kHalfTypes) {
+    const std::int64_t m = 9, n = 7, k = 11, ldc = n + 3;
+    const std::vector<std::uint16_t> a = random_halves(type, m * k, 6), b = random_halves(type, k * n, 7);
+    std::vector<std::uint16_t> plain(static_cast<std::size_t>(m * ldc), kSentinel);
+    std::vector<std::uint16_t> hooked = plain;
+    ASSERT_TRUE(GemmKernel().run(type, Transpose::NO, Transpose::NO, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
+                                 plain.data(), ldc).is_good());
+    std::vector<float> seen;
+    std::int64_t seen_ldc = 0;
+    int seen_threads = 0;
+    const GemmKernel::WideProductEpilogue hook = [&](float* c, std::int64_t ld, int threads) {
+      seen.assign(c, c + m * ld);
+      seen_ldc = ld;
+      seen_threads = threads;
+      for (std::int64_t i = 0; i < m * ld; ++i) c[i] = c[i] * 3.0f - 0.3f;
+    };
+    ASSERT_TRUE(GemmKernel(GemmPackedTuning{}, GemmWideningTuning{}, 2)
+                    .run(type, Transpose::NO, Transpose::NO, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
+                         hooked.data(), ldc, hook)
+                    .is_good());
+    EXPECT_EQ(seen_ldc, n);
+    EXPECT_EQ(seen_threads, 2);
+    ASSERT_EQ(seen.size(), static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < ldc; ++j) {
+        const std::size_t at = static_cast<std::size_t>(i * ldc + j);
+        if (j >= n) {
+          EXPECT_EQ(hooked[at], kSentinel);
+          continue;
+        }
+        const float product = seen[static_cast<std::size_t>(i * n + j)];
+        EXPECT_EQ(plain[at], narrow(type, product));
+        EXPECT_EQ(hooked[at], narrow(type, product * 3.0f - 0.3f)) << i << ", " << j;
+      }
+    }
+  }
+}
+
 TEST(GemmWidening, RejectsOtherTypesAndShortLeadingDimensions) {
   std::vector<std::uint16_t> x(64, 0x3C00);
   const Error wrong_type = GemmKernel().run(DataType::FLOAT, Transpose::NO, Transpose::NO, 2, 2, 2, 1.0f, x.data(), 2,
