@@ -70,7 +70,9 @@ struct Pick {
 
 struct Tally {
   std::map<std::string, int> winners;
-  long long measurements = 0;  // timed executions, batches counted per execution
+  // Timed executions (batches counted per execution), and a race's untimed
+  // runs before each sample, so that the strategies compare at equal cost.
+  long long measurements = 0;
   double wall_ms = 0;
   int tunes = 0;
   int majority() const { return winners.empty() ? 0 : winners.at(majority_key()); }
@@ -118,7 +120,10 @@ bool tune_once(const GraphFile& file, std::optional<std::size_t> set, Handle* ha
   tally.wall_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (tuned.is_bad() || results.empty() || !results.front().succeeded) return false;
   for (const AutotuneResult& r : results) {
-    if (r.succeeded) tally.measurements += static_cast<long long>(r.samples_ms.size()) * std::max<std::int64_t>(r.batch_size, 1);
+    if (r.succeeded) {
+      tally.measurements +=
+          static_cast<long long>(r.samples_ms.size()) * std::max<std::int64_t>(r.batch_size, 1) + r.rewarm_executions;
+    }
   }
   ++tally.winners[winner_key(results.front())];
   picks[winner_key(results.front())] = Pick{results.front().engine_id, results.front().knob_settings};
@@ -270,7 +275,7 @@ int main(int argc, char** argv) {
   for (std::size_t s = 0; s < std::size(kSettings); ++s) {
     const Tally& t = totals[s];
     if (t.tunes == 0) continue;
-    std::printf("%-9s agreement %.3f, in band %.3f, over %d tunes, %lld timed executions, %.1f s of autotune()\n",
+    std::printf("%-9s agreement %.3f, in band %.3f, over %d tunes, %lld executions (timed, and a race's re-warm runs), %.1f s of autotune()\n",
                 kSettings[s].name, static_cast<double>(agreeing[s]) / t.tunes, static_cast<double>(banded[s]) / t.tunes,
                 t.tunes, t.measurements, t.wall_ms / 1e3);
   }

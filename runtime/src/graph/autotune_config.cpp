@@ -76,7 +76,8 @@ bool same_entry(const AutotuneResult& a, const AutotuneResult& b) {
   return a.engine_id == b.engine_id && a.engine_name == b.engine_name && a.knob_settings == b.knob_settings &&
          a.min_time_ms == b.min_time_ms && a.avg_time_ms == b.avg_time_ms && a.stddev_ms == b.stddev_ms &&
          a.iterations_run == b.iterations_run && a.batch_size == b.batch_size &&
-         a.calibration_executions == b.calibration_executions && a.succeeded == b.succeeded &&
+         a.calibration_executions == b.calibration_executions && a.rewarm_executions == b.rewarm_executions &&
+         a.succeeded == b.succeeded &&
          a.compiled == b.compiled && a.workspace_size == b.workspace_size && a.compile_time_ms == b.compile_time_ms &&
          a.compiled_plan_index == b.compiled_plan_index && a.error_message == b.error_message;
 }

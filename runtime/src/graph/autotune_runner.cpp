@@ -214,6 +214,7 @@ void record(Candidate& c, const BenchmarkOutcome& outcome, const AutotuneConfig&
   c.result.converged = m.converged;
   c.result.batch_size = outcome.batch_size;
   c.result.calibration_executions = outcome.calibration_executions;
+  c.result.rewarm_executions = outcome.rewarm_executions;
   c.result.min_time_ms = m.min_ms;
   c.result.avg_time_ms = m.avg_ms;
   c.result.stddev_ms = m.stddev_ms;
@@ -286,13 +287,21 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
     prepared.push_back(std::move(p));
   }
   // Every sample follows another candidate's, whose pool may still spin:
-  // each waits for the machine to settle (the wait is not timed).
+  // each waits for the machine to settle (the wait is not timed). Then one
+  // untimed batch warms the candidate again (its code, data and branch
+  // history were the other candidate's): a sample timed cold measured a
+  // microsecond kernel several times slower than its steady state, and
+  // ranked candidates by how fast they recover instead.
   std::vector<SettleRecord> settling(racers.size());
+  std::vector<std::int64_t> rewarmed(racers.size(), 0);
   for (std::size_t i = 0; i < racers.size(); ++i) {
     settling[i] = prepared[i].settling;
-    samplers.push_back([time_once = prepared[i].sampler->time_once(), settler = request.settler,
-                        record = &settling[i]](int iteration) {
+    samplers.push_back([time_once = prepared[i].sampler->time_once(), sampler = &*prepared[i].sampler,
+                        settler = request.settler, record = &settling[i], rewarm = &rewarmed[i]](int iteration) {
       if (settler) record->add(settler->settle());
+      Result<double> warm = time_once(iteration);
+      if (!warm.ok()) return warm;
+      *rewarm += sampler->batch_size();
       return time_once(iteration);
     });
   }
@@ -305,6 +314,7 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
     BenchmarkOutcome b;
     b.measured = entry.measured;
     record_batching(*prepared[i].sampler, b);
+    b.rewarm_executions = rewarmed[i];
     b.settling = settling[i];
     if (entry.measured.failed) b.failure = "failed benchmark: " + entry.measured.message;
     racers[i]->result.eliminated_after_round = entry.eliminated_after_round;

@@ -120,6 +120,7 @@ struct BenchmarkOutcome {
   measure::MeasureOutcome measured;
   std::int64_t batch_size = 0;              // 0 when the batch size was never chosen
   std::int64_t calibration_executions = 0;  // run only to choose the batch size
+  std::int64_t rewarm_executions = 0;       // RACE: run untimed before each sample
   bool batch_capped = false;  // the largest batch was still too short for the timer
   SettleRecord settling;
 };

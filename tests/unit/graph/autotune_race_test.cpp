@@ -43,14 +43,16 @@ TEST_F(AutotuneRace, SlowerCandidatesLeaveAfterTheMinimumSamplesAndTheFastestWin
     EXPECT_EQ(results[i].strategy_used, AutotuneStrategy::RACE);
   }
   EXPECT_EQ(results[1].engine_name, "medium");
-  EXPECT_DOUBLE_EQ(results[1].ratio_to_fastest, 2.0);
+  EXPECT_NEAR(results[1].ratio_to_fastest, 2.0, 1e-12);
   for (const auto& r : results) {
     EXPECT_EQ(r.iterations_run, 5);
     EXPECT_EQ(r.samples_ms.size(), 5u);
     EXPECT_EQ(r.batch_size, 1);
+    EXPECT_EQ(r.rewarm_executions, 5);
   }
-  // Two warm-up executions and five samples each: nothing more.
-  for (const auto& e : engines) EXPECT_EQ(e->counters().executions, 7);
+  // Two warm-up executions and five samples each, every sample after an
+  // untimed run of its batch: nothing more.
+  for (const auto& e : engines) EXPECT_EQ(e->counters().executions, 2 + 5 * 2);
   EXPECT_EQ(log.count_containing("left the race after round 4"), 2);
   EXPECT_EQ(log.count_containing("race of 3 candidates ended after 5 rounds (one_left), 15 timed samples"), 1);
   const int before = engines[1]->counters().executions;
@@ -68,15 +70,19 @@ TEST_F(AutotuneRace, TimedSamplesAreInterleavedAfterEveryWarmUp) {
   for (const auto& e : sim->events) {
     if (e.rfind("exec:", 0) == 0) execs.push_back(e.substr(5));
   }
-  // Warm-ups (two each, the plan alone), then rounds alternating which starts.
-  const std::vector<std::string> expected{"one", "one", "two", "two", "one", "two", "two", "one"};
+  // Warm-ups (two each, the plan alone), then rounds alternating which
+  // starts, each sample right after an untimed run of the same candidate.
+  const std::vector<std::string> expected{"one", "one", "two", "two", "one", "one",
+                                          "two", "two", "two", "two", "one", "one"};
   ASSERT_GE(execs.size(), expected.size());
-  EXPECT_EQ(std::vector<std::string>(execs.begin(), execs.begin() + 8), expected);
+  EXPECT_EQ(std::vector<std::string>(execs.begin(), execs.begin() + 12), expected);
 }
 
 TEST_F(AutotuneRace, AFailingRacerFailsAloneWithItsIteration) {
   FakeBehaviour flaky = behaviour(1, "flaky", 0.5);
-  flaky.fail_at_execution = 5;  // its two warm-ups, then rounds 0 and 1; round 2 fails
+  // Its two warm-ups, then rounds 0 and 1 (each an untimed and a timed
+  // run); the untimed run of round 2 fails, which fails the sample.
+  flaky.fail_at_execution = 7;
   add(flaky);
   add(behaviour(2, "steady", 1.0));
   build();
@@ -89,7 +95,8 @@ TEST_F(AutotuneRace, AFailingRacerFailsAloneWithItsIteration) {
   EXPECT_EQ(results[1].error_message, "failed benchmark: iteration 2: execution 0 of a batch of 1: kernel refused");
   EXPECT_EQ(results[1].rank, -1);
   EXPECT_EQ(results[1].samples_ms.size(), 2u);
-  EXPECT_EQ(engines[1]->counters().executions, 2 + 5);
+  // The steady one: its warm-ups and five samples, each after an untimed run.
+  EXPECT_EQ(engines[1]->counters().executions, 2 + 5 * 2);
 }
 
 TEST_F(AutotuneRace, ATieIsWonByTheLowerEngineIdWhicheverIsFaster) {
@@ -173,10 +180,12 @@ TEST_F(AutotuneRace, UnreliableMeasurementsAreReportedWithTheirReasons) {
 }
 
 TEST_F(AutotuneRace, ARaceUndecidedAtItsRoundCapIsUnreliableForTheRacersLeft) {
+  // Two warm-ups, then an untimed and a timed run per sample: the timed
+  // runs take every other entry, so each candidate's samples alternate.
   FakeBehaviour a = behaviour(1, "a");
-  a.cost_script = {1.0, 1.3};
+  a.cost_script = {1.0, 1.0, 1.3, 1.3};
   FakeBehaviour b = behaviour(2, "b");
-  b.cost_script = {1.25, 1.02};
+  b.cost_script = {1.25, 1.25, 1.02, 1.02};
   add(a);
   add(b);
   add(behaviour(3, "slow", 5.0));

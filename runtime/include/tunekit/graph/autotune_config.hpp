@@ -157,6 +157,10 @@ struct AutotuneResult {
   // Executions run only to choose batch_size, beyond the warm-up and the timed
   // ones: 0 when the warm-up executions decided it (no batching needed).
   std::int64_t calibration_executions = 0;
+  // RACE: executions run untimed right before each sample (one batch each),
+  // so that a sample times the candidate warm, as the other strategies do,
+  // not cold after the candidate the round ran before it; 0 otherwise.
+  std::int64_t rewarm_executions = 0;
 
   int rank = -1;  // 0 = fastest; -1 for failed candidates
   bool succeeded = false;
