@@ -17,6 +17,15 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
     c0[i] = S::zero();
     c1[i] = S::zero();
   }
+  // The tile of C is read (beta != 0) or written only after the k loop: ask
+  // for its lines now, so that they arrive while the loop runs instead of
+  // stalling the stores (or the loads) at its end.
+#pragma GCC unroll 12
+  for (int i = 0; i < kMr; ++i) {
+    if (i >= rows) break;
+    __builtin_prefetch(c + i * ldc, 1, 3);
+    __builtin_prefetch(c + i * ldc + 2 * L - 1, 1, 3);
+  }
 #pragma GCC unroll 4
   for (std::int64_t p = 0; p < k; ++p) {
     // B rows further down the panel: a streamed B (rs_b = ldb) is not contiguous.
