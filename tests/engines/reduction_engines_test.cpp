@@ -143,7 +143,7 @@ TEST_F(ReductionEngines, TheDoubleOracleAppliesButIsNeverACandidate) {
   ASSERT_TRUE(graph.get_engine_configs(configs, {HeuristicMode::A, HeuristicMode::FALLBACK}).is_good());
   ASSERT_FALSE(configs.empty());
   for (const EngineConfigInfo& config : configs) EXPECT_NE(config.engine_id, kDoubleOracleEngine);
-  // A pointwise graph is not one of its patterns.
+  // A float pointwise graph is not one of its patterns (the reference engines run those).
   Graph pointwise;
   Operation op;
   op.kind = OperationKind::POINTWISE;

@@ -124,6 +124,32 @@ bool unary_float_array(UnaryOp op, const float* in, float* out, std::int64_t n) 
   return true;
 }
 
+bool widen_to_float_array(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept {
+  if (type != DataType::FLOAT16 && type != DataType::BFLOAT16) return false;
+#if defined(TUNEKIT_CPU_X86_PATHS)
+  switch (active_isa()) {
+    case CpuIsa::AVX512: detail::widen_halves_avx512(type, in, out, n); return true;
+    case CpuIsa::AVX2: detail::widen_halves_avx2(type, in, out, n); return true;
+    case CpuIsa::PORTABLE: break;
+  }
+#endif
+  detail::widen_halves_portable(type, in, out, n);
+  return true;
+}
+
+bool narrow_float_array(DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept {
+  if (type != DataType::FLOAT16 && type != DataType::BFLOAT16) return false;
+#if defined(TUNEKIT_CPU_X86_PATHS)
+  switch (active_isa()) {
+    case CpuIsa::AVX512: detail::narrow_halves_avx512(type, in, out, n); return true;
+    case CpuIsa::AVX2: detail::narrow_halves_avx2(type, in, out, n); return true;
+    case CpuIsa::PORTABLE: break;
+  }
+#endif
+  detail::narrow_halves_portable(type, in, out, n);
+  return true;
+}
+
 void gelu_float_array(const float* in, float* out, std::int64_t n) noexcept {
 #if defined(TUNEKIT_CPU_X86_PATHS)
   switch (active_isa()) {

@@ -8,35 +8,15 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "../elementwise/unary_paths.hpp"
 #include "gemm_arguments.hpp"
 #include "gemm_conversion.hpp"
 #include "gemm_workspace.hpp"
-#include "tunekit/cpu/isa.hpp"
+#include "tunekit/cpu/elementwise_arrays.hpp"
 
 namespace tunekit::cpu {
 namespace {
 
 namespace gd = gemm_detail;
-
-using WidenFunction = void (*)(DataType, const std::uint16_t*, float*, std::int64_t) noexcept;
-using NarrowFunction = void (*)(DataType, const float*, std::uint16_t*, std::int64_t) noexcept;
-
-struct Conversions {
-  WidenFunction widen;
-  NarrowFunction narrow;
-};
-
-Conversions conversions() noexcept {
-#if defined(TUNEKIT_CPU_X86_PATHS)
-  switch (active_isa()) {
-    case CpuIsa::AVX512: return {detail::widen_halves_avx512, detail::narrow_halves_avx512};
-    case CpuIsa::AVX2: return {detail::widen_halves_avx2, detail::narrow_halves_avx2};
-    case CpuIsa::PORTABLE: break;
-  }
-#endif
-  return {detail::widen_halves_portable, detail::narrow_halves_portable};
-}
 
 thread_local gd::Workspace t_wide_a;
 thread_local gd::Workspace t_wide_b;
@@ -75,17 +55,15 @@ float* buffer(gd::Workspace& workspace, std::int64_t elements, Error& error) {
 
 void gemm_detail::widen_matrix(DataType type, const std::uint16_t* src, std::int64_t rows, std::int64_t cols,
                                std::int64_t ld, float* dst, int team) {
-  const Conversions cv = conversions();
   for_each_run(rows, cols, team, [&](std::int64_t row, std::int64_t col, std::int64_t count) {
-    cv.widen(type, src + row * ld + col, dst + row * cols + col, count);
+    (void)widen_to_float_array(type, src + row * ld + col, dst + row * cols + col, count);
   });
 }
 
 void gemm_detail::narrow_matrix(DataType type, const float* src, std::int64_t rows, std::int64_t cols,
                                 std::uint16_t* dst, std::int64_t ld, int team) {
-  const Conversions cv = conversions();
   for_each_run(rows, cols, team, [&](std::int64_t row, std::int64_t col, std::int64_t count) {
-    cv.narrow(type, src + row * cols + col, dst + row * ld + col, count);
+    (void)narrow_float_array(type, src + row * cols + col, dst + row * ld + col, count);
   });
 }
 

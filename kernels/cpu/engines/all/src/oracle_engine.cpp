@@ -16,6 +16,7 @@
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
+#include "tunekit/engines/pointwise_pattern.hpp"
 #include "tunekit/engines/reduction_pattern.hpp"
 #include "tunekit/engines/rmsnorm_pattern.hpp"
 #include "tunekit/engines/softmax_pattern.hpp"
@@ -29,8 +30,8 @@ using graph::ExecutionKernel;
 using graph::KnobValues;
 using graph::OperationGraph;
 
-using AnyPattern =
-    std::variant<MatmulPattern, ConvPattern, LayerNormPattern, RmsNormPattern, SoftmaxPattern, ReductionPattern>;
+using AnyPattern = std::variant<MatmulPattern, ConvPattern, LayerNormPattern, RmsNormPattern, SoftmaxPattern,
+                                ReductionPattern, PointwisePattern>;
 
 // The first pattern that matches, in the order of AnyPattern.
 Result<AnyPattern> match_any(const OperationGraph& graph) {
@@ -40,9 +41,11 @@ Result<AnyPattern> match_any(const OperationGraph& graph) {
   if (auto p = match_rmsnorm(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_softmax(graph); p.ok()) return AnyPattern(*p);
   if (auto p = match_reduction(graph); p.ok()) return AnyPattern(*p);
+  // Float pointwise graphs are the reference engines'.
+  if (auto p = match_pointwise_of(graph, {DataType::BFLOAT16}); p.ok()) return AnyPattern(*p);
   return Error(ErrorCode::NOT_SUPPORTED,
-               "not one float or bfloat16 matmul (with its bias and activation), nor one float conv_fprop (with "
-               "its bias and relu), layernorm, rmsnorm, softmax or reduction");
+               "not one float or bfloat16 matmul (with its bias and activation), nor a bfloat16 pointwise graph, nor "
+               "one float conv_fprop (with its bias and relu), layernorm, rmsnorm, softmax or reduction");
 }
 
 double activate(Activation activation, double x) {
@@ -86,6 +89,60 @@ Error run_matmul(const MatmulPattern& p, const graph::VariantPack& pack) {
 
 Error run(const MatmulPattern& p, const graph::VariantPack& pack) {
   return p.type == DataType::BFLOAT16 ? run_matmul<std::uint16_t>(p, pack) : run_matmul<float>(p, pack);
+}
+
+double pointwise(graph::PointwiseMode mode, double x, double y) {
+  using graph::PointwiseMode;
+  switch (mode) {
+    case PointwiseMode::IDENTITY: return x;
+    case PointwiseMode::NEG: return -x;
+    case PointwiseMode::ABS: return std::fabs(x);
+    case PointwiseMode::EXP: return std::exp(x);
+    case PointwiseMode::LOG: return std::log(x);
+    case PointwiseMode::SQRT: return std::sqrt(x);
+    case PointwiseMode::RELU: return activate(Activation::RELU, x);
+    case PointwiseMode::SIGMOID: return activate(Activation::SIGMOID, x);
+    case PointwiseMode::TANH: return activate(Activation::TANH, x);
+    case PointwiseMode::GELU: return activate(Activation::GELU, x);
+    case PointwiseMode::ADD: return x + y;
+    case PointwiseMode::SUB: return x - y;
+    case PointwiseMode::MUL: return x * y;
+    case PointwiseMode::DIV: return x / y;
+    case PointwiseMode::MAX: return std::max(x, y);
+    case PointwiseMode::MIN: return std::min(x, y);
+  }
+  return x;
+}
+
+// Element by element, every step in double; the graph's outputs rounded
+// once when stored (an output read by a later step is read unrounded).
+template <typename T>
+Error run_pointwise(const PointwisePattern& p, const graph::VariantPack& pack) {
+  std::vector<T*> stored(p.tensors.size(), nullptr);
+  for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+    if (p.tensors[i].is_virtual) continue;
+    Result<void*> buffer = find_buffer(pack, p.tensors[i].uid, "a pointwise operand");
+    if (!buffer.ok()) return buffer.error();
+    stored[i] = static_cast<T*>(*buffer);
+  }
+  std::vector<double> values(p.tensors.size(), 0.0);
+  for (std::int64_t e = 0; e < p.elements; ++e) {
+    for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+      if (!p.tensors[i].is_virtual && !p.tensors[i].written) values[i] = value_of(stored[i][e % p.tensors[i].period]);
+    }
+    for (const PointwiseStep& step : p.steps) {
+      const double y = step.in1 >= 0 ? values[static_cast<std::size_t>(step.in1)] : 0.0;
+      values[static_cast<std::size_t>(step.out)] = pointwise(step.mode, values[static_cast<std::size_t>(step.in0)], y);
+    }
+    for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+      if (!p.tensors[i].is_virtual && p.tensors[i].written) store(values[i], stored[i][e]);
+    }
+  }
+  return Error::ok();
+}
+
+Error run(const PointwisePattern& p, const graph::VariantPack& pack) {
+  return p.type == DataType::BFLOAT16 ? run_pointwise<std::uint16_t>(p, pack) : run_pointwise<float>(p, pack);
 }
 
 Error run(const ConvPattern& p, const graph::VariantPack& pack) {
@@ -230,7 +287,7 @@ class OracleEngine final : public graph::Engine {
     descriptor_.heuristic_priority = 1000;
     descriptor_.description =
         "the definitions' loops in double precision on one thread: the result check's reference for batched "
-        "and bfloat16 matmuls, convolutions, normalizations, softmax and reductions";
+        "and bfloat16 matmuls, bfloat16 pointwise graphs, convolutions, normalizations, softmax and reductions";
     descriptor_.reference = true;
     descriptor_.oracle_only = true;
   }

@@ -39,8 +39,10 @@ bool same_tensor(const graph::Tensor& x, const graph::Tensor& y) noexcept {
   return x && y && x->get_uid() >= 0 && x->get_uid() == y->get_uid();
 }
 
-bool is_dense_float(const graph::Tensor& t) noexcept {
-  if (!t || t->get_data_type() != DataType::FLOAT) return false;
+bool is_dense_float(const graph::Tensor& t) noexcept { return is_dense(t) && t->get_data_type() == DataType::FLOAT; }
+
+bool is_dense(const graph::Tensor& t) noexcept {
+  if (!t) return false;
   const auto& dims = t->get_dim();
   const auto& strides = t->get_stride();
   std::int64_t expected = 1;

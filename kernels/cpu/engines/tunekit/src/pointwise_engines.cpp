@@ -4,7 +4,10 @@
 // inputs and writes its outputs once; intermediate results live in a block
 // of scratch per thread. The operations are tunekit_cpu's elementwise
 // kernels on raw arrays (tunekit/cpu/elementwise_arrays.hpp), GELU in one
-// pass of its own. Blocks are split between the threads.
+// pass of its own. Blocks are split between the threads. A bfloat16 graph
+// computes in float too: each block of an input is widened into the
+// thread's scratch and each block of an output narrowed from it, once (a
+// broadcast operand is widened whole before the blocks start).
 #include <omp.h>
 
 #include <algorithm>
@@ -108,55 +111,102 @@ void apply(PointwiseMode mode, const Operand& a, const Operand& b, float* out, s
   }
 }
 
+// Where a pattern's tensors live while a block runs. Scratch slots (a block
+// of floats each, per thread): the virtual tensors, and for a 16-bit
+// pattern every tensor of the output's size (its block widened into the
+// slot, or computed there and narrowed). A 16-bit broadcast operand is
+// widened once into the workspace after the threads' scratch.
+struct PointwiseLayout {
+  std::vector<int> slot;                // per tensor: its scratch slot, -1 when read or written in place
+  std::vector<std::int64_t> widened;    // per tensor: offset of its widened copy, -1 when none
+  int slots = 0;
+  std::int64_t widened_floats = 0;
+
+  explicit PointwiseLayout(const PointwisePattern& p) {
+    const bool narrow = p.type != DataType::FLOAT;
+    for (const PointwiseTensor& t : p.tensors) {
+      const bool full = t.period == p.elements;
+      slot.push_back(t.is_virtual || (narrow && full) ? slots++ : -1);
+      widened.push_back(narrow && !t.is_virtual && !full ? widened_floats : -1);
+      if (narrow && !t.is_virtual && !full) widened_floats += t.period;
+    }
+  }
+  std::int64_t bytes(std::int64_t threads) const {
+    return (threads * slots * kPointwiseBlock + widened_floats) * static_cast<std::int64_t>(sizeof(float));
+  }
+};
+
 class PointwiseKernel final : public ExecutionKernel {
  public:
   // `workspace_threads`: the thread knob as given, which the estimate saw
   // (`threads`, the team, is at most that).
   PointwiseKernel(PointwisePattern pattern, int threads, std::int64_t workspace_threads)
-      : p_(std::move(pattern)), threads_(threads), workspace_threads_(workspace_threads) {
-    int next = 0;
-    for (const PointwiseTensor& t : p_.tensors) scratch_slot_.push_back(t.is_virtual ? next++ : -1);
-  }
-  std::int64_t workspace_size() const override {
-    return workspace_threads_ * p_.virtual_count() * kPointwiseBlock * static_cast<std::int64_t>(sizeof(float));
-  }
+      : p_(std::move(pattern)), layout_(p_), threads_(threads), workspace_threads_(workspace_threads) {}
+  std::int64_t workspace_size() const override { return layout_.bytes(workspace_threads_); }
   Error execute(const ExecutionArguments& args) override {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
-    std::vector<float*> base(p_.tensors.size(), nullptr);
+    // The graph's own tensors as stored: floats, or 16-bit patterns.
+    std::vector<void*> stored(p_.tensors.size(), nullptr);
     for (std::size_t i = 0; i < p_.tensors.size(); ++i) {
       if (p_.tensors[i].is_virtual) continue;
-      Result<float*> buffer = float_buffer(args.variant_pack, p_.tensors[i].uid, "a pointwise operand");
+      Result<void*> buffer = find_buffer(args.variant_pack, p_.tensors[i].uid, "a pointwise operand");
       if (!buffer.ok()) return buffer.error();
-      base[i] = *buffer;
+      stored[i] = *buffer;
+    }
+    const bool narrow = p_.type != DataType::FLOAT;
+    auto* workspace = static_cast<float*>(args.workspace);
+    float* widened = workspace ? workspace + workspace_threads_ * layout_.slots * kPointwiseBlock : nullptr;
+    for (std::size_t i = 0; i < p_.tensors.size(); ++i) {
+      if (layout_.widened[i] < 0) continue;
+      (void)cpu::widen_to_float_array(p_.type, static_cast<const std::uint16_t*>(stored[i]),
+                                      widened + layout_.widened[i], p_.tensors[i].period);
     }
     const std::int64_t blocks = (p_.elements + kPointwiseBlock - 1) / kPointwiseBlock;
-    const std::int64_t per_thread = p_.virtual_count() * kPointwiseBlock;
-    auto* workspace = static_cast<float*>(args.workspace);
+    const std::int64_t per_thread = layout_.slots * kPointwiseBlock;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t begin = block * kPointwiseBlock;
       const std::int64_t n = std::min(kPointwiseBlock, p_.elements - begin);
       float* scratch = workspace ? workspace + omp_get_thread_num() * per_thread : nullptr;
       auto storage = [&](int t) -> float* {
-        if (p_.tensors[static_cast<std::size_t>(t)].is_virtual) return scratch + scratch_slot_[static_cast<std::size_t>(t)] * kPointwiseBlock;
-        return base[static_cast<std::size_t>(t)] + begin;
+        const auto i = static_cast<std::size_t>(t);
+        if (layout_.slot[i] >= 0) return scratch + layout_.slot[i] * kPointwiseBlock;
+        return static_cast<float*>(stored[i]) + begin;
       };
       auto operand = [&](int t) -> Operand {
         if (t < 0) return {};
-        const PointwiseTensor& tensor = p_.tensors[static_cast<std::size_t>(t)];
+        const auto i = static_cast<std::size_t>(t);
+        const PointwiseTensor& tensor = p_.tensors[i];
         if (tensor.period == p_.elements) return contiguous(storage(t));
-        return {base[static_cast<std::size_t>(t)], tensor.period, begin % tensor.period};
+        const float* data = layout_.widened[i] >= 0 ? widened + layout_.widened[i] : static_cast<const float*>(stored[i]);
+        return {data, tensor.period, begin % tensor.period};
       };
+      if (narrow) {
+        for (std::size_t i = 0; i < p_.tensors.size(); ++i) {
+          const PointwiseTensor& t = p_.tensors[i];
+          if (t.is_virtual || t.written || layout_.slot[i] < 0) continue;
+          (void)cpu::widen_to_float_array(p_.type, static_cast<const std::uint16_t*>(stored[i]) + begin,
+                                          storage(static_cast<int>(i)), n);
+        }
+      }
       for (const PointwiseStep& step : p_.steps) apply(step.mode, operand(step.in0), operand(step.in1), storage(step.out), n);
+      if (narrow) {
+        for (std::size_t i = 0; i < p_.tensors.size(); ++i) {
+          const PointwiseTensor& t = p_.tensors[i];
+          if (t.is_virtual || !t.written) continue;
+          (void)cpu::narrow_float_array(p_.type, storage(static_cast<int>(i)),
+                                        static_cast<std::uint16_t*>(stored[i]) + begin, n);
+        }
+      }
     }
     return Error::ok();
   }
 
  private:
   PointwisePattern p_;
+  PointwiseLayout layout_;
   int threads_;
   std::int64_t workspace_threads_;
-  std::vector<int> scratch_slot_;  // per tensor: its block in a thread's scratch, -1 when not virtual
 };
 
 std::int64_t knob_threads(const KnobValues& knobs) { return std::max<std::int64_t>(1, knobs.get_int("threads", 1)); }
@@ -168,9 +218,11 @@ std::vector<std::shared_ptr<const graph::Engine>> make_pointwise_engines() {
       EngineDescriptor{kPointwiseTunekitEngine, "CPU_POINTWISE_TUNEKIT", {threads_knob()}, 13,
                        "the operations applied block by block (2048 elements) on tunekit_cpu's elementwise kernels, "
                        "so a chain passes over memory once; intermediate results in per-thread scratch blocks"},
-      match_pointwise,
+      [](const graph::OperationGraph& graph) {
+        return match_pointwise_of(graph, {DataType::FLOAT, DataType::BFLOAT16});
+      },
       [](const PointwisePattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
-        return knob_threads(knobs) * p.virtual_count() * kPointwiseBlock * static_cast<std::int64_t>(sizeof(float));
+        return PointwiseLayout(p).bytes(knob_threads(knobs));
       },
       [](const PointwisePattern& p, const KnobValues& knobs, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
         return std::unique_ptr<ExecutionKernel>(new PointwiseKernel(p, threads, knob_threads(knobs)));

@@ -34,22 +34,40 @@ int PointwisePattern::virtual_count() const noexcept {
 std::string PointwisePattern::describe() const {
   std::vector<std::string_view> modes;
   for (const PointwiseStep& s : steps) modes.push_back(graph::to_string(s.mode));
-  return fmt::format("{} pointwise operation{} ({}) over [{}]", steps.size(), steps.size() == 1 ? "" : "s",
-                     fmt::join(modes, ", "), fmt::join(dims, ", "));
+  return fmt::format("{} pointwise operation{} ({}) over [{}]{}", steps.size(), steps.size() == 1 ? "" : "s",
+                     fmt::join(modes, ", "), fmt::join(dims, ", "),
+                     type == DataType::FLOAT ? std::string() : fmt::format(" {}", core::to_string(type)));
 }
 
 Result<PointwisePattern> match_pointwise(const graph::OperationGraph& graph) {
+  return match_pointwise_of(graph, {DataType::FLOAT});
+}
+
+Result<PointwisePattern> match_pointwise_of(const graph::OperationGraph& graph, std::initializer_list<DataType> types) {
   const auto& ops = graph.operations();
   if (ops.empty()) return not_supported("no operations");
   PointwisePattern p;
   for (const graph::Operation& op : ops) {
     if (op.kind != graph::OperationKind::POINTWISE) return not_supported("only pointwise operations");
   }
-  p.dims = ops.back().output("OUT_0")->get_dim();
+  std::vector<std::string_view> names;
+  for (DataType type : types) names.push_back(core::to_string(type));
+  // The type is the graph output's; every other tensor of the graph's own must share it.
+  const graph::Tensor last = ops.back().output("OUT_0");
+  const std::optional<DataType> declared = last ? last->get_data_type() : std::nullopt;
+  if (!declared || std::find(types.begin(), types.end(), *declared) == types.end()) {
+    return not_supported(fmt::format("the output must be {}{}", fmt::join(names, " or "),
+                                     declared ? fmt::format(", not {}", core::to_string(*declared)) : ""));
+  }
+  p.type = *declared;
+  p.dims = last->get_dim();
   p.elements = 1;
   for (std::int64_t d : p.dims) p.elements *= d;
   auto index_of = [&](const graph::Tensor& t, bool output) -> Result<int> {
-    if (!is_dense_float(t)) return not_supported(fmt::format("tensor {} must be a densely packed float tensor", t->describe()));
+    const bool typed = t && (t->get_data_type() == p.type || (t->get_is_virtual() && t->get_data_type() == DataType::FLOAT));
+    if (!typed || !is_dense(t)) {
+      return not_supported(fmt::format("tensor {} must be a densely packed {} tensor", t->describe(), core::to_string(p.type)));
+    }
     if (t->get_dim().size() != p.dims.size()) {
       return not_supported(fmt::format("tensor {} has another rank than the output [{}]", t->describe(), fmt::join(p.dims, ", ")));
     }

@@ -30,4 +30,11 @@ void gelu_float_array(const float* in, float* out, std::int64_t n) noexcept;
 bool binary_float_array(BinaryOp op, const float* a, std::int64_t a_step, const float* b, std::int64_t b_step,
                         float* out, std::int64_t n) noexcept;
 
+// out[i] = in[i], FLOAT16 or BFLOAT16 bit patterns widened to float
+// (exact); false, with nothing written, for any other type.
+bool widen_to_float_array(DataType type, const std::uint16_t* in, float* out, std::int64_t n) noexcept;
+// out[i] = in[i] rounded to FLOAT16 or BFLOAT16 (nearest even, NaN stays
+// NaN); false, with nothing written, for any other type.
+bool narrow_float_array(DataType type, const float* in, std::uint16_t* out, std::int64_t n) noexcept;
+
 }  // namespace tunekit::cpu

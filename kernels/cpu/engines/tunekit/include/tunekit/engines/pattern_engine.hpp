@@ -33,8 +33,9 @@ Result<void*> find_buffer(const graph::VariantPack& pack, std::int64_t uid, cons
 // Whether two ports name one tensor (the same object, or the same uid).
 bool same_tensor(const graph::Tensor& x, const graph::Tensor& y) noexcept;
 
-// A float tensor whose strides are the packed row-major ones (a dim of 1 may
-// have any stride).
+// A tensor whose strides are the packed row-major ones (a dim of 1 may have
+// any stride), and one that is also float.
+bool is_dense(const graph::Tensor& t) noexcept;
 bool is_dense_float(const graph::Tensor& t) noexcept;
 
 // NOT_SUPPORTED with `why`: a pattern's reason for not applying.

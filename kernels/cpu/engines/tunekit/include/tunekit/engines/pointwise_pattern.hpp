@@ -1,5 +1,8 @@
-// The graphs the CPU pointwise engines run: float pointwise operations (one,
-// a chain, or any graph of them) that all produce one output shape. Each
+// The graphs the CPU pointwise engines run: pointwise operations (one, a
+// chain, or any graph of them) that all produce one output shape, their
+// tensors float, or bfloat16 for the engines that run it (match_pointwise_of;
+// the virtual tensors between the steps may stay float: the steps compute in
+// float). Each
 // operand is a tensor of that shape or is broadcast along its leading dims
 // (a bias [1, N] against [M, N]; a scalar, every dim 1); every tensor is
 // densely packed. The graph's outputs are its non-virtual tensors written by
@@ -7,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,7 @@ struct PointwiseStep {
 };
 
 struct PointwisePattern {
+  DataType type = DataType::FLOAT;  // of every tensor of the graph's own
   std::vector<std::int64_t> dims;  // the output shape
   std::int64_t elements = 0;
   std::vector<PointwiseTensor> tensors;
@@ -42,6 +47,10 @@ struct PointwisePattern {
   std::string describe() const;  // "3 pointwise operations (add, gelu, mul) over [128, 3072]"
 };
 
+// The pattern of `graph` with its tensors in one of `types` (float or
+// bfloat16); NOT_SUPPORTED with the reason otherwise.
+Result<PointwisePattern> match_pointwise_of(const graph::OperationGraph& graph, std::initializer_list<DataType> types);
+// The float pattern: what an engine that runs float only matches.
 Result<PointwisePattern> match_pointwise(const graph::OperationGraph& graph);
 
 }  // namespace tunekit::engines

@@ -1,8 +1,12 @@
-// bfloat16 matmuls: the engines that run them (tunekit's Gemm through
-// widening, oneDNN where it has an implementation for this processor, the
-// double oracle) against a double-precision product of the bfloat16 inputs,
-// rounded once; the float-only libraries refusing them with the reason; and
-// autotune choosing among them with the oracle as the result check's truth.
+// bfloat16 graphs. Matmuls: the engines that run them (tunekit's Gemm
+// through widening, oneDNN where it has an implementation for this
+// processor, the double oracle) against a double-precision product of the
+// bfloat16 inputs, rounded once; the float-only libraries refusing them with
+// the reason; and autotune choosing among them with the oracle as the result
+// check's truth. Pointwise graphs: tunekit's engine (inputs widened and
+// outputs narrowed block by block) and the oracle against a double
+// evaluation, on every instruction-set path, with broadcasts, two outputs
+// and more than one block.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -244,6 +248,102 @@ TEST_F(Bfloat16Matmul, AutotuneChecksEveryCandidateAgainstTheOracleAndPicksOneTh
   EXPECT_TRUE(tunekit_ran);
   ASSERT_FALSE(results.empty());
   EXPECT_TRUE(results.front().succeeded) << results.front().error_message;
+}
+
+// A pointwise graph over [rows, 3000] (two blocks and a ragged one per row
+// pair): Y = gelu(X + bias) with bias [1, 3000], and Z = Y * s - X with s a
+// scalar, both outputs of the graph; every tensor of its own bfloat16.
+class Bfloat16Pointwise : public CpuEngineTest {
+ protected:
+  static constexpr std::int64_t kColumns = 3000;
+  struct Tensors {
+    Tensor x, bias, scalar, y, z;
+  };
+  static Tensors build(Graph& graph, std::int64_t rows, DataType output_type = DataType::BFLOAT16) {
+    const DataType b = DataType::BFLOAT16;
+    Tensors t;
+    t.x = graph.tensor(TensorAttributes().set_name("X").set_uid(1).set_dim({rows, kColumns}).set_data_type(b));
+    t.bias = graph.tensor(TensorAttributes().set_name("bias").set_uid(2).set_dim({1, kColumns}).set_data_type(b));
+    t.scalar = graph.tensor(TensorAttributes().set_name("s").set_uid(3).set_dim({1, 1}).set_data_type(b));
+    Tensor sum = graph.pointwise(t.x, t.bias, PointwiseMode::ADD);
+    t.y = graph.pointwise(sum, PointwiseMode::GELU);
+    t.y->set_output(true).set_uid(4).set_data_type(output_type);
+    Tensor scaled = graph.pointwise(t.y, t.scalar, PointwiseMode::MUL);
+    t.z = graph.pointwise(scaled, t.x, PointwiseMode::SUB);
+    t.z->set_output(true).set_uid(5).set_data_type(output_type);
+    return t;
+  }
+
+  void check(std::int64_t engine, std::int64_t rows, const std::map<std::string, KnobValue>& knobs) {
+    SCOPED_TRACE(name_of(engine) + " rows " + std::to_string(rows));
+    const auto x = random_bfloat16(static_cast<std::size_t>(rows * kColumns), 41);
+    const auto bias = random_bfloat16(kColumns, 42);
+    std::uint16_t scalar = core::float_to_bfloat16(1.75f);
+    std::vector<std::uint16_t> y(x.size(), 0x7FC1), z(x.size(), 0x7FC1);
+    Graph graph;
+    build(graph, rows);
+    const VariantPack pack{{1, const_cast<std::uint16_t*>(x.data())}, {2, const_cast<std::uint16_t*>(bias.data())},
+                           {3, &scalar}, {4, y.data()}, {5, z.data()}};
+    const Error ran = run(graph, engine, knobs, pack);
+    ASSERT_TRUE(ran.is_good()) << ran.message();
+    for (std::size_t e = 0; e < x.size(); ++e) {
+      const double xe = value(x[e]);
+      const double expected_y = activate(Activation::GELU, xe + value(bias[e % kColumns]));
+      // Z reads Y as computed (the graph's output unrounded), as both engines do.
+      const double expected_z = expected_y * value(scalar) - xe;
+      const double bound_y = bfloat16_spacing(expected_y) / 2 + 1e-6 * (1 + std::fabs(expected_y));
+      const double bound_z = bfloat16_spacing(expected_z) / 2 + 1e-6 * (1 + std::fabs(xe) + 2 * std::fabs(expected_y));
+      ASSERT_LE(std::fabs(value(y[e]) - expected_y), bound_y) << "Y at " << e;
+      ASSERT_LE(std::fabs(value(z[e]) - expected_z), bound_z) << "Z at " << e;
+    }
+  }
+};
+
+TEST_F(Bfloat16Pointwise, TunekitMatchesTheDoubleEvaluationOnEveryInstructionSetPathAndTeam) {
+  const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    SCOPED_TRACE(std::string(cpu::to_string(isa)));
+    Result<cpu::ScopedIsa> forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (std::int64_t rows : {1, 5}) {
+      check(kPointwiseTunekitEngine, rows, {{"threads", std::int64_t{1}}});
+      if (hardware > 1) check(kPointwiseTunekitEngine, rows, {{"threads", std::int64_t{2}}});
+    }
+  }
+}
+
+TEST_F(Bfloat16Pointwise, TheDoubleOracleMatchesTheDoubleEvaluation) { check(kDoubleOracleEngine, 3, {}); }
+
+// The widened inputs and outputs take a block of scratch each per thread,
+// the broadcast operands their own widened copy: the estimate is what
+// compile reports.
+TEST_F(Bfloat16Pointwise, TheWorkspaceEstimateIsWhatCompileReports) {
+  Graph graph;
+  build(graph, 4);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const graph::Engine& engine = *registry_->find(kPointwiseTunekitEngine);
+  for (std::int64_t threads : {1, 2}) {
+    const KnobValues knobs({{"threads", threads}});
+    Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+    ASSERT_TRUE(estimate.ok()) << estimate.error().message();
+    auto compiled = engine.compile(graph.operation_graph(), knobs, device_);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+    EXPECT_EQ(*estimate, (*compiled)->workspace_size());
+    // Two virtual tensors (X + bias, Y * s) and X, Y, Z: five blocks of 2048
+    // floats a thread; bias and s widened once.
+    EXPECT_EQ(*estimate, (threads * 5 * 2048 + kColumns + 1) * 4);
+  }
+}
+
+TEST_F(Bfloat16Pointwise, OnednnAndMixedTypesAreRefusedWithTheReason) {
+  Graph graph;
+  build(graph, 2);
+  EXPECT_EQ(refusal(graph, kPointwiseOnednnEngine), "the output must be float, not bfloat16");
+  // bfloat16 inputs with float outputs: not one type.
+  Graph mixed;
+  build(mixed, 2, DataType::FLOAT);
+  EXPECT_EQ(refusal(mixed, kPointwiseTunekitEngine).rfind("tensor ", 0), 0u) << refusal(mixed, kPointwiseTunekitEngine);
+  EXPECT_NE(refusal(mixed, kPointwiseTunekitEngine).find("must be a densely packed float tensor"), std::string::npos);
 }
 
 }  // namespace
