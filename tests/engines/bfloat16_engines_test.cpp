@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine_test_fixture.hpp"
+#include "matmul_test_support.hpp"
 #include "tunekit/core/half_precision.hpp"
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/libxsmm_engines.hpp"
@@ -38,28 +39,6 @@ std::vector<std::uint16_t> random_bfloat16(std::size_t n, unsigned seed) {
 }
 
 double value(std::uint16_t bits) { return core::bfloat16_to_float(bits); }
-
-double activate(Activation activation, double x) {
-  switch (activation) {
-    case Activation::NONE: return x;
-    case Activation::RELU: return x > 0 ? x : 0;
-    case Activation::GELU: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    case Activation::SIGMOID: return 1 / (1 + std::exp(-x));
-    case Activation::TANH: return std::tanh(x);
-  }
-  return x;
-}
-
-PointwiseMode mode_of(Activation activation) {
-  switch (activation) {
-    case Activation::RELU: return PointwiseMode::RELU;
-    case Activation::GELU: return PointwiseMode::GELU;
-    case Activation::SIGMOID: return PointwiseMode::SIGMOID;
-    case Activation::TANH: return PointwiseMode::TANH;
-    case Activation::NONE: break;
-  }
-  return PointwiseMode::IDENTITY;
-}
 
 // The distance between the bfloat16 values around x: 8 significant bits.
 double bfloat16_spacing(double x) {

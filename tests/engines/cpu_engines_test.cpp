@@ -18,6 +18,7 @@
 // BLIS for its configurations' micro-kernels (TheBlisConfigurationKnob...).
 #include <blis.h>
 
+#include "matmul_test_support.hpp"
 #include "tunekit/cpu/engines.hpp"
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
@@ -44,28 +45,6 @@ std::vector<float> random_values(std::size_t n, unsigned seed) {
   std::vector<float> v(n);
   for (auto& x : v) x = u(rng);
   return v;
-}
-
-double activate(Activation activation, double x) {
-  switch (activation) {
-    case Activation::NONE: return x;
-    case Activation::RELU: return x > 0 ? x : 0;
-    case Activation::GELU: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    case Activation::SIGMOID: return 1 / (1 + std::exp(-x));
-    case Activation::TANH: return std::tanh(x);
-  }
-  return x;
-}
-
-PointwiseMode mode_of(Activation activation) {
-  switch (activation) {
-    case Activation::RELU: return PointwiseMode::RELU;
-    case Activation::GELU: return PointwiseMode::GELU;
-    case Activation::SIGMOID: return PointwiseMode::SIGMOID;
-    case Activation::TANH: return PointwiseMode::TANH;
-    case Activation::NONE: break;
-  }
-  return PointwiseMode::IDENTITY;
 }
 
 struct Case {

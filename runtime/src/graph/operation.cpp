@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <utility>
 
 namespace tunekit::graph {
@@ -100,6 +101,28 @@ int arity(PointwiseMode mode) noexcept {
     case PointwiseMode::MIN: return 2;
     default: return 1;
   }
+}
+
+double apply_pointwise(PointwiseMode mode, double x, double y) noexcept {
+  switch (mode) {
+    case PointwiseMode::IDENTITY: return x;
+    case PointwiseMode::NEG: return -x;
+    case PointwiseMode::ABS: return std::fabs(x);
+    case PointwiseMode::EXP: return std::exp(x);
+    case PointwiseMode::LOG: return std::log(x);
+    case PointwiseMode::SQRT: return std::sqrt(x);
+    case PointwiseMode::RELU: return x > 0.0 ? x : 0.0;
+    case PointwiseMode::SIGMOID: return 1.0 / (1.0 + std::exp(-x));
+    case PointwiseMode::TANH: return std::tanh(x);
+    case PointwiseMode::GELU: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case PointwiseMode::ADD: return x + y;
+    case PointwiseMode::SUB: return x - y;
+    case PointwiseMode::MUL: return x * y;
+    case PointwiseMode::DIV: return x / y;
+    case PointwiseMode::MAX: return std::max(x, y);
+    case PointwiseMode::MIN: return std::min(x, y);
+  }
+  return x;
 }
 
 std::string_view to_string(ReductionMode mode) noexcept { return name_of(kReduction, mode); }

@@ -1,5 +1,6 @@
 // Float loops of the reference engines: strided matmul (plain and blocked)
-// and broadcasting pointwise operations.
+// and broadcasting pointwise operations (each element computed in double
+// and rounded once).
 #include "reference_kernels.hpp"
 
 #include <algorithm>
@@ -7,36 +8,6 @@
 
 namespace tunekit::cpu::reference {
 namespace {
-
-float unary(graph::PointwiseMode mode, float x) {
-  using graph::PointwiseMode;
-  switch (mode) {
-    case PointwiseMode::IDENTITY: return x;
-    case PointwiseMode::NEG: return -x;
-    case PointwiseMode::ABS: return std::fabs(x);
-    case PointwiseMode::EXP: return std::exp(x);
-    case PointwiseMode::LOG: return std::log(x);
-    case PointwiseMode::SQRT: return std::sqrt(x);
-    case PointwiseMode::RELU: return x > 0.0f ? x : 0.0f;
-    case PointwiseMode::SIGMOID: return 1.0f / (1.0f + std::exp(-x));
-    case PointwiseMode::TANH: return std::tanh(x);
-    case PointwiseMode::GELU: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
-    default: return x;
-  }
-}
-
-float binary(graph::PointwiseMode mode, float x, float y) {
-  using graph::PointwiseMode;
-  switch (mode) {
-    case PointwiseMode::ADD: return x + y;
-    case PointwiseMode::SUB: return x - y;
-    case PointwiseMode::MUL: return x * y;
-    case PointwiseMode::DIV: return x / y;
-    case PointwiseMode::MAX: return std::max(x, y);
-    case PointwiseMode::MIN: return std::min(x, y);
-    default: return x;
-  }
-}
 
 // Strides of in aligned to out's rank, 0 where in broadcasts.
 std::vector<std::int64_t> broadcast_strides(const View& in, const View& out) {
@@ -106,7 +77,8 @@ void pointwise(graph::PointwiseMode mode, const View& in0, const View* in1, cons
       x += index[d] * s0[d];
       y += index[d] * s1[d];
     }
-    out.data[o] = in1 ? binary(mode, in0.data[x], in1->data[y]) : unary(mode, in0.data[x]);
+    // Each element from the double definition, rounded once.
+    out.data[o] = static_cast<float>(graph::apply_pointwise(mode, in0.data[x], in1 ? in1->data[y] : 0.0f));
     for (std::size_t d = rank; d-- > 0;) {
       if (++index[d] < out.dims[d]) break;
       index[d] = 0;

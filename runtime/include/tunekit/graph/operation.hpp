@@ -49,6 +49,9 @@ enum class PointwiseMode {
 std::string_view to_string(PointwiseMode mode) noexcept;  // "identity", ..., "min"
 std::optional<PointwiseMode> parse_pointwise_mode(std::string_view name) noexcept;
 int arity(PointwiseMode mode) noexcept;  // 1 or 2
+// The operation's definition in double precision (y unused by unary modes;
+// GELU is x/2 (1 + erf(x / sqrt 2))): what the reference engines compute.
+double apply_pointwise(PointwiseMode mode, double x, double y = 0.0) noexcept;
 
 enum class ReductionMode { SUM, MEAN, MAX, MIN, PROD, NORM2 };
 std::string_view to_string(ReductionMode mode) noexcept;  // "sum", ...

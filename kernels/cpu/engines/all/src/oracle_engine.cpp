@@ -50,10 +50,10 @@ Result<AnyPattern> match_any(const OperationGraph& graph) {
 
 double activate(Activation activation, double x) {
   switch (activation) {
-    case Activation::RELU: return std::max(x, 0.0);
-    case Activation::GELU: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    case Activation::SIGMOID: return 1.0 / (1.0 + std::exp(-x));
-    case Activation::TANH: return std::tanh(x);
+    case Activation::RELU: return graph::apply_pointwise(graph::PointwiseMode::RELU, x);
+    case Activation::GELU: return graph::apply_pointwise(graph::PointwiseMode::GELU, x);
+    case Activation::SIGMOID: return graph::apply_pointwise(graph::PointwiseMode::SIGMOID, x);
+    case Activation::TANH: return graph::apply_pointwise(graph::PointwiseMode::TANH, x);
     case Activation::NONE: break;
   }
   return x;
@@ -91,29 +91,6 @@ Error run(const MatmulPattern& p, const graph::VariantPack& pack) {
   return p.type == DataType::BFLOAT16 ? run_matmul<std::uint16_t>(p, pack) : run_matmul<float>(p, pack);
 }
 
-double pointwise(graph::PointwiseMode mode, double x, double y) {
-  using graph::PointwiseMode;
-  switch (mode) {
-    case PointwiseMode::IDENTITY: return x;
-    case PointwiseMode::NEG: return -x;
-    case PointwiseMode::ABS: return std::fabs(x);
-    case PointwiseMode::EXP: return std::exp(x);
-    case PointwiseMode::LOG: return std::log(x);
-    case PointwiseMode::SQRT: return std::sqrt(x);
-    case PointwiseMode::RELU: return activate(Activation::RELU, x);
-    case PointwiseMode::SIGMOID: return activate(Activation::SIGMOID, x);
-    case PointwiseMode::TANH: return activate(Activation::TANH, x);
-    case PointwiseMode::GELU: return activate(Activation::GELU, x);
-    case PointwiseMode::ADD: return x + y;
-    case PointwiseMode::SUB: return x - y;
-    case PointwiseMode::MUL: return x * y;
-    case PointwiseMode::DIV: return x / y;
-    case PointwiseMode::MAX: return std::max(x, y);
-    case PointwiseMode::MIN: return std::min(x, y);
-  }
-  return x;
-}
-
 // Element by element, every step in double; the graph's outputs rounded
 // once when stored (an output read by a later step is read unrounded).
 template <typename T>
@@ -132,7 +109,8 @@ Error run_pointwise(const PointwisePattern& p, const graph::VariantPack& pack) {
     }
     for (const PointwiseStep& step : p.steps) {
       const double y = step.in1 >= 0 ? values[static_cast<std::size_t>(step.in1)] : 0.0;
-      values[static_cast<std::size_t>(step.out)] = pointwise(step.mode, values[static_cast<std::size_t>(step.in0)], y);
+      values[static_cast<std::size_t>(step.out)] =
+          graph::apply_pointwise(step.mode, values[static_cast<std::size_t>(step.in0)], y);
     }
     for (std::size_t i = 0; i < p.tensors.size(); ++i) {
       if (!p.tensors[i].is_virtual && p.tensors[i].written) store(values[i], stored[i][e]);
