@@ -54,6 +54,29 @@ class KeyBytes {
   std::string& bytes_;
 };
 
+// An entry or a query without the data_type criterion describes a float
+// graph (the entries hipDNN writes, and tunekit's float ones, carry none):
+// matching reads it as data_type 1, so that a float entry never stands in
+// for a bfloat16 graph of the same dims, nor the other way round.
+const std::string kDataType = "data_type";
+constexpr std::int64_t kFloatDataType = 1;
+
+// The value of criterion `name` for matching; nullopt when absent (and not data_type).
+std::optional<std::int64_t> criterion(const std::map<std::string, std::int64_t>& criteria, const std::string& name) {
+  if (auto it = criteria.find(name); it != criteria.end()) return it->second;
+  if (name == kDataType) return kFloatDataType;
+  return std::nullopt;
+}
+
+// The criteria an entry is matched by, sorted: its own, and data_type when
+// it names none.
+std::vector<std::string> matched_criteria(const OverrideEntry& entry) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : entry.criteria) names.push_back(name);
+  if (!entry.criteria.contains(kDataType)) names.insert(std::lower_bound(names.begin(), names.end(), kDataType), kDataType);
+  return names;
+}
+
 struct TensorShape {
   std::string id;  // empty for positional entries
   bool has_strides = false;
@@ -90,7 +113,7 @@ std::vector<const OverrideTensor*> key_order(const OverrideEntry& entry) {
 Schema schema_of(const OverrideEntry& entry) {
   Schema schema;
   schema.positional = entry.positional;
-  for (const auto& [name, value] : entry.criteria) schema.criteria.push_back(name);
+  schema.criteria = matched_criteria(entry);
   for (const OverrideTensor* t : key_order(entry)) schema.tensors.push_back({t->tensor_id, t->strides.has_value()});
   return schema;
 }
@@ -98,9 +121,9 @@ Schema schema_of(const OverrideEntry& entry) {
 std::uint64_t entry_key(const OverrideEntry& entry) {
   KeyBytes key;
   key.add(entry.op);
-  for (const auto& [name, value] : entry.criteria) {
+  for (const std::string& name : matched_criteria(entry)) {
     key.add(name);
-    key.add(value);
+    key.add(*criterion(entry.criteria, name));
   }
   key.add(std::int64_t{entry.positional ? 1 : 2});
   for (const OverrideTensor* t : key_order(entry)) {
@@ -123,10 +146,10 @@ std::optional<std::uint64_t> query_key(const Schema& schema, const OverrideQuery
   KeyBytes key;
   key.add(query.op);
   for (const std::string& name : schema.criteria) {
-    auto it = query.criteria.find(name);
-    if (it == query.criteria.end()) return std::nullopt;
+    const std::optional<std::int64_t> value = criterion(query.criteria, name);
+    if (!value) return std::nullopt;
     key.add(name);
-    key.add(it->second);
+    key.add(*value);
   }
   key.add(std::int64_t{schema.positional ? 1 : 2});
   for (std::size_t i = 0; i < schema.tensors.size(); ++i) {
@@ -157,13 +180,14 @@ std::optional<std::string> mismatch(const OverrideEntry& entry, const OverrideQu
   using core::excerpt;
   if (entry.op != query.op) return fmt::format("op '{}' is not '{}'", excerpt(entry.op), excerpt(query.op));
   for (const auto& [name, value] : entry.criteria) {
-    auto it = query.criteria.find(name);
-    if (it == query.criteria.end()) {
-      return fmt::format("criterion {} is not a criterion of this operation", excerpt(name));
-    }
-    if (it->second != value) {
-      return fmt::format("criterion {} is {}, the operation has {}", excerpt(name), value, it->second);
-    }
+    const std::optional<std::int64_t> actual = criterion(query.criteria, name);
+    if (!actual) return fmt::format("criterion {} is not a criterion of this operation", excerpt(name));
+    if (*actual != value) return fmt::format("criterion {} is {}, the operation has {}", excerpt(name), value, *actual);
+  }
+  if (const std::int64_t type = *criterion(query.criteria, kDataType);
+      !entry.criteria.contains(kDataType) && type != kFloatDataType) {
+    return fmt::format("criterion data_type is {} (a float graph's: the entry names none), the operation has {}",
+                       kFloatDataType, type);
   }
   for (std::size_t i = 0; i < entry.tensors.size(); ++i) {
     const OverrideTensor& t = entry.tensors[i];
@@ -194,9 +218,9 @@ std::vector<std::size_t> stride_order(const std::vector<std::int64_t>& strides) 
 std::optional<double> shape_distance(const OverrideEntry& entry, const OverrideQuery& query) {
   if (entry.is_wildcard() || entry.op != query.op) return std::nullopt;
   for (const auto& [name, value] : entry.criteria) {
-    auto it = query.criteria.find(name);
-    if (it == query.criteria.end() || it->second != value) return std::nullopt;
+    if (criterion(query.criteria, name) != value) return std::nullopt;
   }
+  if (!entry.criteria.contains(kDataType) && *criterion(query.criteria, kDataType) != kFloatDataType) return std::nullopt;
   double distance = 0;
   for (std::size_t i = 0; i < entry.tensors.size(); ++i) {
     const OverrideTensor& t = entry.tensors[i];

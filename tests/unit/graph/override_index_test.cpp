@@ -147,6 +147,34 @@ TEST(OverrideIndex, CriteriaMustMatchExactly) {
   EXPECT_FALSE(index.lookup(q, {}));
 }
 
+// An entry without data_type is a float graph's: it never stands in for a
+// bfloat16 graph of the same dims (exact, wildcard or nearest), whichever
+// comes first, and a bfloat16 entry never for a float graph.
+TEST(OverrideIndex, AnEntryWithoutADataTypeIsAFloatGraphsOnly) {
+  const std::string bf16 = entry("bf16", "[4, 8]", R"(, "criteria": {"data_type": 4})");
+  const std::string float_entry = entry("float", "[4, 8]");
+  OverrideQuery bf16_query = matmul_query();
+  bf16_query.criteria["data_type"] = 4;
+  for (bool float_first : {true, false}) {
+    SCOPED_TRACE(float_first ? "float entry first" : "bfloat16 entry first");
+    OverrideIndex index = index_of({file("f.json", float_first ? float_entry + "," + bf16 : bf16 + "," + float_entry)});
+    EXPECT_EQ(index.lookup(bf16_query, {})->engine_name, "bf16");
+    EXPECT_EQ(index.lookup(matmul_query(), {})->engine_name, "float");
+  }
+  OverrideIndex float_only = index_of({file("f.json", float_entry + "," + entry("wild", "[4, -1]"))});
+  EXPECT_FALSE(float_only.lookup(bf16_query, {}));
+  OverrideLookupContext nearest;
+  nearest.nearest_limit = 2;
+  EXPECT_FALSE(float_only.lookup(bf16_query, nearest));
+  const OverrideExplanation explained = float_only.explain(bf16_query, {});
+  ASSERT_EQ(explained.misses.size(), 2u);
+  EXPECT_EQ(explained.misses[0].reason,
+            "criterion data_type is 1 (a float graph's: the entry names none), the operation has 4");
+  OverrideIndex bf16_only = index_of({file("f.json", bf16)});
+  EXPECT_FALSE(bf16_only.lookup(matmul_query(), nearest));
+  EXPECT_EQ(bf16_only.explain(matmul_query(), {}).misses.at(0).reason, "criterion data_type is 4, the operation has 1");
+}
+
 class OverrideIndexContext : public testing::GraphFixture {};
 
 TEST_F(OverrideIndexContext, EnginesResolveByNameOrIdInTheRegistry) {

@@ -11,7 +11,8 @@
 // and data_type when the operation's first input is not float (double 2,
 // float16 3, bfloat16 4, int8 5, uint8 6, int32 7, int64 8, bool 9; float
 // graphs carry none, so their entries stay those any v2 reader writes), so
-// that a bfloat16 matmul and a float one of the same dims keep an entry each.
+// that a bfloat16 matmul and a float one of the same dims keep an entry each;
+// the lookup reads an entry or a query without data_type as float (1).
 #pragma once
 
 #include <cstddef>

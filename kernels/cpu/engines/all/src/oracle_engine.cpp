@@ -59,7 +59,9 @@ double activate(Activation activation, double x) {
   return x;
 }
 
-// An element of a float or bfloat16 (bit pattern) tensor, and the rounding back.
+// An element of a float or bfloat16 (bit pattern) tensor, and the rounding
+// back (a bfloat16 through float: the double result rounded twice, which
+// differs from one rounding only within a float's rounding of a midpoint).
 double value_of(float x) { return x; }
 double value_of(std::uint16_t bits) { return core::bfloat16_to_float(bits); }
 void store(double x, float& out) { out = static_cast<float>(x); }
@@ -92,7 +94,8 @@ Error run(const MatmulPattern& p, const graph::VariantPack& pack) {
 }
 
 // Element by element, every step in double; the graph's outputs rounded
-// once when stored (an output read by a later step is read unrounded).
+// when stored (to float, then bfloat16: within a float's rounding of one
+// rounding), and an output read by a later step read unrounded.
 template <typename T>
 Error run_pointwise(const PointwisePattern& p, const graph::VariantPack& pack) {
   std::vector<T*> stored(p.tensors.size(), nullptr);
