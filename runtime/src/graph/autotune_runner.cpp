@@ -300,7 +300,9 @@ void race(std::vector<Candidate*>& pending, const AutotuneRequest& request) {
                         settler = request.settler, record = &settling[i], rewarm = &rewarmed[i]](int iteration) {
       if (settler) record->add(settler->settle());
       Result<double> warm = time_once(iteration);
-      if (!warm.ok()) return warm;
+      if (!warm.ok()) {
+        return Result<double>(Error(warm.error().code(), "the untimed run before the sample: " + warm.error().message()));
+      }
       *rewarm += sampler->batch_size();
       return time_once(iteration);
     });

@@ -92,7 +92,9 @@ TEST_F(AutotuneRace, AFailingRacerFailsAloneWithItsIteration) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].engine_name, "steady");
   EXPECT_FALSE(results[1].succeeded);
-  EXPECT_EQ(results[1].error_message, "failed benchmark: iteration 2: execution 0 of a batch of 1: kernel refused");
+  EXPECT_EQ(results[1].error_message,
+            "failed benchmark: iteration 2: the untimed run before the sample: execution 0 of a batch of 1: kernel "
+            "refused");
   EXPECT_EQ(results[1].rank, -1);
   EXPECT_EQ(results[1].samples_ms.size(), 2u);
   // The steady one: its warm-ups and five samples, each after an untimed run.
