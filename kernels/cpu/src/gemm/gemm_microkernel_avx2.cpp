@@ -6,6 +6,9 @@
 // anonymous namespace (tunekit/cpu/isa.hpp).
 #include <immintrin.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "gemm_microkernel.hpp"
 
 namespace tunekit::cpu::gemm_detail {
