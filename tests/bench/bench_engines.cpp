@@ -5,8 +5,9 @@
 // library (the provider best over all cases, by geometric mean) over the
 // winner. The memory-bound cases (normalizations, softmax, reductions):
 // tunekit's best against oneDNN's, timed again interleaved, and both against
-// a same-run copy of the graph's largest tensor. Convolutions: tunekit's fastest engine and oneDNN's fastest
-// direct one timed again, interleaved. Nearest-shape selection on shapes between the tuned ones
+// a same-run copy of the graph's largest tensor. Convolutions: tunekit's engines against oneDNN's
+// direct algorithm. For both, each side's kPairCandidates fastest are timed again, interleaved, and each side's
+// fastest of those is compared. Nearest-shape selection on shapes between the tuned ones
 // (report_nearest_shapes). Then tunekit's matmul against the faster of OpenBLAS and BLIS on
 // squares of 1024 and 2048 (the four libraries in turn, interleaved), and the wall time of autotune() over the sum of
 // the executions it timed.
@@ -182,6 +183,9 @@ class Bench {
   std::unique_ptr<Handle> handle_;
 };
 
+// Candidates of each side timed again for the tunekit-vs-oneDNN pairs.
+constexpr std::size_t kPairCandidates = 3;
+
 struct CaseResult {
   std::string name;
   double copy_ms = 0;  // memory-bound cases: a copy of the graph's largest tensor
@@ -208,21 +212,25 @@ struct CaseResult {
     }
     return best;
   }
-  // oneDNN's convolution with its direct algorithm, the fastest of its knobs.
-  const Candidate* fastest_onednn_direct() const {
-    const Candidate* best = nullptr;
+  // The `count` fastest candidates that `pick` accepts, fastest first.
+  template <typename Pick>
+  std::vector<const Candidate*> fastest(Pick pick, std::size_t count) const {
+    std::vector<const Candidate*> picked;
     for (const Candidate& c : candidates) {
-      auto algorithm = c.knobs.find("algorithm");
-      if (c.engine == engines::kConvOnednnEngine && algorithm != c.knobs.end() && algorithm->second.as_string() &&
-          *algorithm->second.as_string() == "direct" && (best == nullptr || c.ms < best->ms)) {
-        best = &c;
-      }
+      if (pick(c)) picked.push_back(&c);
     }
-    return best;
+    std::sort(picked.begin(), picked.end(), [](const Candidate* a, const Candidate* b) { return a->ms < b->ms; });
+    if (picked.size() > count) picked.resize(count);
+    return picked;
   }
-  // tunekit's fastest candidate and oneDNN's (for a convolution its fastest
-  // direct one) timed again, interleaved: their ms in that order, NaN when
-  // either is missing; only for convolutions and the memory-bound cases.
+  static bool onednn_direct(const Candidate& c) {
+    auto algorithm = c.knobs.find("algorithm");
+    return c.engine == engines::kConvOnednnEngine && algorithm != c.knobs.end() && algorithm->second.as_string() &&
+           *algorithm->second.as_string() == "direct";
+  }
+  // tunekit's fastest and oneDNN's fastest (for a convolution: direct) of
+  // their candidates timed again, interleaved: their ms in that order, NaN
+  // when either is missing; only for convolutions and the memory-bound cases.
   std::string tunekit_plan;
   double tunekit_vs_onednn[2] = {std::nan(""), std::nan("")};
 };
@@ -443,19 +451,30 @@ int main(int argc, char** argv) {
         if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
       }
       const bool memory_bound = multiply_adds(probe.operation_graph()) == 0;
-      const Candidate* tunekit_best = result.fastest_of("tunekit");
-      const Candidate* onednn_best = result.convolution ? result.fastest_onednn_direct() : result.fastest_of("onednn");
-      if ((result.convolution || memory_bound) && tunekit_best != nullptr && onednn_best != nullptr) {
-        std::vector<Graph> pair;
-        for (const Candidate* c : {tunekit_best, onednn_best}) {
-          pair.push_back(make());
-          (void)pair.back().create_execution_plan_ext(c->engine, c->knobs);
-          (void)pair.back().build_plans(BuildPlanPolicy::ALL);
+      // Each side's three fastest of the autotune above, timed again in
+      // turn, and each side's fastest of those: one autotune's ranking of
+      // close candidates (a team of two against one thread) is noise often
+      // enough to pick the wrong one for the pair.
+      const auto tunekit_best =
+          result.fastest([](const Candidate& c) { return c.provider == "tunekit"; }, kPairCandidates);
+      const auto onednn_best = result.fastest(
+          [&](const Candidate& c) { return result.convolution ? CaseResult::onednn_direct(c) : c.provider == "onednn"; },
+          kPairCandidates);
+      if ((result.convolution || memory_bound) && !tunekit_best.empty() && !onednn_best.empty()) {
+        std::vector<Graph> plans;
+        std::vector<const Candidate*> timed(tunekit_best);
+        timed.insert(timed.end(), onednn_best.begin(), onednn_best.end());
+        for (const Candidate* c : timed) {
+          plans.push_back(make());
+          (void)plans.back().create_execution_plan_ext(c->engine, c->knobs);
+          (void)plans.back().build_plans(BuildPlanPolicy::ALL);
         }
-        const std::vector<double> ms = bench.time_plans_interleaved(pair, buffers);
-        result.tunekit_plan = tunekit_best->plan;
-        result.tunekit_vs_onednn[0] = ms[0];
-        result.tunekit_vs_onednn[1] = ms[1];
+        const std::vector<double> ms = bench.time_plans_interleaved(plans, buffers);
+        const auto tunekit_end = ms.begin() + static_cast<std::ptrdiff_t>(tunekit_best.size());
+        const auto tunekit_fastest = std::min_element(ms.begin(), tunekit_end);
+        result.tunekit_plan = timed[static_cast<std::size_t>(tunekit_fastest - ms.begin())]->plan;
+        result.tunekit_vs_onednn[0] = *tunekit_fastest;
+        result.tunekit_vs_onednn[1] = *std::min_element(tunekit_end, ms.end());
       }
       if (memory_bound) {
         std::size_t largest = 0;
@@ -494,7 +513,8 @@ int main(int argc, char** argv) {
                 c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms, onednn_auto / w.ms);
   }
 
-  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best (timed again in turn) against each other and against a"
+  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best (each side's three fastest timed again in turn) against"
+              " each other and against a"
               " copy of the graph's largest tensor on %u threads (memcpy slices in an OpenMP team; ratios over tunekit's"
               " time)\n",
               device.execution().effective_threads);
@@ -507,8 +527,9 @@ int main(int argc, char** argv) {
                 c.copy_ms / tk);
   }
 
-  std::printf("\nconvolutions: tunekit's fastest engine against oneDNN's direct algorithm (its fastest implementation"
-              " and thread count), the two timed again in turn; ratio: oneDNN direct's time over tunekit's\n");
+  std::printf("\nconvolutions: tunekit's engines against oneDNN's direct algorithm (each side's three fastest"
+              " candidates timed again in turn, the fastest of each compared); ratio: oneDNN direct's time over"
+              " tunekit's\n");
   std::printf("%-42s %-48s %12s %16s %8s\n", "graph [shape set]", "tunekit's fastest", "tunekit ms",
               "onednn direct ms", "ratio");
   for (const CaseResult& c : cases) {
