@@ -6,8 +6,8 @@
 // winner. The memory-bound cases (normalizations, softmax, reductions):
 // tunekit's best against oneDNN's, timed again interleaved, and both against
 // a same-run copy of the graph's largest tensor. Convolutions: tunekit's engines against oneDNN's
-// direct algorithm. For both, each side's kPairCandidates fastest are timed again, interleaved, and each side's
-// fastest of those is compared. Nearest-shape selection on shapes between the tuned ones
+// direct algorithm. For both, each side's kPairCandidates fastest are timed again, interleaved among themselves,
+// and each side's fastest of those timed again with the other's, interleaved. Nearest-shape selection on shapes between the tuned ones
 // (report_nearest_shapes). Then tunekit's matmul against the faster of OpenBLAS and BLIS on
 // squares of 1024 and 2048 (the four libraries in turn, interleaved), and the wall time of autotune() over the sum of
 // the executions it timed.
@@ -451,30 +451,46 @@ int main(int argc, char** argv) {
         if (c.plan == result.heuristic) result.heuristic_ms = c.ms;
       }
       const bool memory_bound = multiply_adds(probe.operation_graph()) == 0;
-      // Each side's three fastest of the autotune above, timed again in
-      // turn, and each side's fastest of those: one autotune's ranking of
-      // close candidates (a team of two against one thread) is noise often
-      // enough to pick the wrong one for the pair.
-      const auto tunekit_best =
-          result.fastest([](const Candidate& c) { return c.provider == "tunekit"; }, kPairCandidates);
-      const auto onednn_best = result.fastest(
-          [&](const Candidate& c) { return result.convolution ? CaseResult::onednn_direct(c) : c.provider == "onednn"; },
-          kPairCandidates);
-      if ((result.convolution || memory_bound) && !tunekit_best.empty() && !onednn_best.empty()) {
+      // Each side's three fastest of the autotune above timed again in
+      // turn among themselves (one autotune ranks close candidates, such as
+      // a team of two against one thread, by noise often enough to pick the
+      // wrong one), then the fastest of each side timed in turn as a pair (a
+      // side's candidate that streams a large workspace would evict the
+      // caches of the other side's that runs after it).
+      auto plan_of = [&](const Candidate& c) {
+        Graph g = make();
+        (void)g.create_execution_plan_ext(c.engine, c.knobs);
+        (void)g.build_plans(BuildPlanPolicy::ALL);
+        return g;
+      };
+      auto retimed_fastest = [&](const std::vector<const Candidate*>& side) -> const Candidate* {
+        if (side.size() < 2) return side.empty() ? nullptr : side.front();
         std::vector<Graph> plans;
-        std::vector<const Candidate*> timed(tunekit_best);
-        timed.insert(timed.end(), onednn_best.begin(), onednn_best.end());
-        for (const Candidate* c : timed) {
-          plans.push_back(make());
-          (void)plans.back().create_execution_plan_ext(c->engine, c->knobs);
-          (void)plans.back().build_plans(BuildPlanPolicy::ALL);
-        }
+        for (const Candidate* c : side) plans.push_back(plan_of(*c));
         const std::vector<double> ms = bench.time_plans_interleaved(plans, buffers);
-        const auto tunekit_end = ms.begin() + static_cast<std::ptrdiff_t>(tunekit_best.size());
-        const auto tunekit_fastest = std::min_element(ms.begin(), tunekit_end);
-        result.tunekit_plan = timed[static_cast<std::size_t>(tunekit_fastest - ms.begin())]->plan;
-        result.tunekit_vs_onednn[0] = *tunekit_fastest;
-        result.tunekit_vs_onednn[1] = *std::min_element(tunekit_end, ms.end());
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < ms.size(); ++i) {  // a plan that cannot run (NaN) is never best
+          if (!std::isnan(ms[i]) && (std::isnan(ms[best]) || ms[i] < ms[best])) best = i;
+        }
+        return side[best];
+      };
+      const Candidate* tunekit_best = nullptr;
+      const Candidate* onednn_best = nullptr;
+      if (result.convolution || memory_bound) {
+        tunekit_best =
+            retimed_fastest(result.fastest([](const Candidate& c) { return c.provider == "tunekit"; }, kPairCandidates));
+        onednn_best = retimed_fastest(result.fastest(
+            [&](const Candidate& c) { return result.convolution ? CaseResult::onednn_direct(c) : c.provider == "onednn"; },
+            kPairCandidates));
+      }
+      if (tunekit_best != nullptr && onednn_best != nullptr) {
+        std::vector<Graph> pair;
+        pair.push_back(plan_of(*tunekit_best));
+        pair.push_back(plan_of(*onednn_best));
+        const std::vector<double> ms = bench.time_plans_interleaved(pair, buffers);
+        result.tunekit_plan = tunekit_best->plan;
+        result.tunekit_vs_onednn[0] = ms[0];
+        result.tunekit_vs_onednn[1] = ms[1];
       }
       if (memory_bound) {
         std::size_t largest = 0;
@@ -513,8 +529,8 @@ int main(int argc, char** argv) {
                 c.heuristic.c_str(), c.heuristic_ms / w.ms, c.best_of(best_single) / w.ms, onednn_auto / w.ms);
   }
 
-  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best (each side's three fastest timed again in turn) against"
-              " each other and against a"
+  std::printf("\nmemory-bound cases: tunekit's and oneDNN's best (each side's three fastest timed again in turn, then"
+              " the two best as a pair) against each other and against a"
               " copy of the graph's largest tensor on %u threads (memcpy slices in an OpenMP team; ratios over tunekit's"
               " time)\n",
               device.execution().effective_threads);
@@ -528,8 +544,8 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\nconvolutions: tunekit's engines against oneDNN's direct algorithm (each side's three fastest"
-              " candidates timed again in turn, the fastest of each compared); ratio: oneDNN direct's time over"
-              " tunekit's\n");
+              " candidates timed again in turn, then the fastest of each side in turn as a pair); ratio: oneDNN"
+              " direct's time over tunekit's\n");
   std::printf("%-42s %-48s %12s %16s %8s\n", "graph [shape set]", "tunekit's fastest", "tunekit ms",
               "onednn direct ms", "ratio");
   for (const CaseResult& c : cases) {
