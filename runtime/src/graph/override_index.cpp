@@ -58,8 +58,8 @@ class KeyBytes {
 // graph (the entries hipDNN writes, and tunekit's float ones, carry none):
 // matching reads it as data_type 1, so that a float entry never stands in
 // for a bfloat16 graph of the same dims, nor the other way round.
-const std::string kDataType = "data_type";
-constexpr std::int64_t kFloatDataType = 1;
+const std::string kDataType(kDataTypeCriterion);
+const std::int64_t kFloatDataType = data_type_criterion_code(DataType::FLOAT);
 
 // The value of criterion `name` for matching; nullopt when absent (and not data_type).
 std::optional<std::int64_t> criterion(const std::map<std::string, std::int64_t>& criteria, const std::string& name) {

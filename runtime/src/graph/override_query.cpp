@@ -9,8 +9,9 @@ namespace {
 
 std::int64_t flag(bool value) { return value ? 1 : 0; }
 
-// The data_type criterion: fixed codes (written to files), not the enum's order.
-std::int64_t data_type_code(DataType type) {
+}  // namespace
+
+std::int64_t data_type_criterion_code(DataType type) noexcept {
   switch (type) {
     case DataType::FLOAT: return 1;
     case DataType::DOUBLE: return 2;
@@ -24,8 +25,6 @@ std::int64_t data_type_code(DataType type) {
   }
   return 0;
 }
-
-}  // namespace
 
 int core_operation_priority(OperationKind kind) noexcept {
   switch (kind) {
@@ -128,7 +127,7 @@ OverrideQuery make_override_query(const Operation& operation) {
   const std::vector<std::string>& ports = override_port_order(operation.kind);
   const Tensor first = ports.empty() ? nullptr : operation.input(ports.front());
   if (first && first->get_data_type() && *first->get_data_type() != DataType::FLOAT) {
-    query.criteria["data_type"] = data_type_code(*first->get_data_type());
+    query.criteria[std::string(kDataTypeCriterion)] = data_type_criterion_code(*first->get_data_type());
   }
 
   auto add = [&](const std::string& port, const Tensor& tensor, bool output) {

@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tunekit/core/result.hpp"
@@ -27,6 +28,11 @@
 #include "tunekit/graph/operation_graph.hpp"
 
 namespace tunekit::graph {
+
+// The data_type criterion (see above): its name, and the fixed code of a
+// type (written to files: not the enum's order).
+inline constexpr std::string_view kDataTypeCriterion = "data_type";
+std::int64_t data_type_criterion_code(DataType type) noexcept;
 
 struct OverrideQueryTensor {
   std::string tensor_id;

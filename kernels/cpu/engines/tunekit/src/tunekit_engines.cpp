@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "tunekit/core/half_precision.hpp"
+#include "tunekit/cpu/elementwise_arrays.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
@@ -48,7 +48,7 @@ class GemmThenEpilogue final : public ExecutionKernel {
     std::vector<float> bias;
     if (buffers->bias != nullptr) {
       bias.resize(static_cast<std::size_t>(pattern_.n));
-      for (std::size_t j = 0; j < bias.size(); ++j) bias[j] = core::bfloat16_to_float(buffers->bias[j]);
+      (void)cpu::widen_to_float_array(pattern_.type, buffers->bias, bias.data(), pattern_.n);
     }
     MatmulPattern wide = pattern_;
     wide.type = DataType::FLOAT;
