@@ -204,14 +204,6 @@ struct CaseResult {
     }
     return best;
   }
-  // The fastest candidate of `provider` (nullptr when none ran).
-  const Candidate* fastest_of(const std::string& provider) const {
-    const Candidate* best = nullptr;
-    for (const Candidate& c : candidates) {
-      if (c.provider == provider && (best == nullptr || c.ms < best->ms)) best = &c;
-    }
-    return best;
-  }
   // The `count` fastest candidates that `pick` accepts, fastest first.
   template <typename Pick>
   std::vector<const Candidate*> fastest(Pick pick, std::size_t count) const {
