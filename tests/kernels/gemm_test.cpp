@@ -136,7 +136,7 @@ void every_transpose_and_shape(const Options& base) {
 }
 
 TEST(GemmKernel, MatchesTheReferenceForEveryTransposeAndShape) {
-  for (GemmPath path : {GemmPath::AUTO, GemmPath::PACKED, GemmPath::STREAMED_B}) {
+  for (GemmPath path : {GemmPath::AUTO, GemmPath::PACKED, GemmPath::STREAMED_B, GemmPath::STREAMED_ROWS}) {
     Options o;
     o.path = path;
     every_transpose_and_shape<float>(o);
@@ -145,7 +145,7 @@ TEST(GemmKernel, MatchesTheReferenceForEveryTransposeAndShape) {
 }
 
 TEST(GemmKernel, BetaZeroNeverReadsCEvenWhenItHoldsNaN) {
-  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B}) {
+  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B, GemmPath::STREAMED_ROWS}) {
     Options o;
     o.beta = 0.0;
     o.path = path;
@@ -211,6 +211,7 @@ TEST(GemmKernel, RejectsNegativeDimensionsAndShortLeadingDimensions) {
 
 TEST(GemmKernel, AutoTakesTheStreamedPathForSkinnyMOrASmallB) {
   GemmPackedTuning config;
+  config.algorithm_row_stream_m_limit = 0;
   config.algorithm_skinny_m_limit = 8;
   config.algorithm_pack_b_minimum_elements = 1000;
   const GemmKernel kernel(config);
@@ -220,6 +221,57 @@ TEST(GemmKernel, AutoTakesTheStreamedPathForSkinnyMOrASmallB) {
   EXPECT_EQ(kernel.choose_path(500, 33, 30, Transpose::NO), GemmPath::STREAMED_B);   // K*N = 990
   EXPECT_EQ(kernel.choose_path(500, 33, 30, Transpose::YES), GemmPath::PACKED);      // B would need packing
   EXPECT_EQ(kernel.choose_path(500, 10, 100, Transpose::NO), GemmPath::PACKED);      // K*N = 1000
+}
+
+TEST(GemmKernel, AutoTakesTheRowStreamedPathForTheFewestRowsOfAPlainB) {
+  GemmPackedTuning config;
+  config.algorithm_row_stream_m_limit = 3;
+  config.algorithm_skinny_m_limit = 8;
+  const GemmKernel kernel(config);
+  EXPECT_EQ(kernel.choose_path(1, 4096, 4096, Transpose::NO), GemmPath::STREAMED_ROWS);
+  EXPECT_EQ(kernel.choose_path(3, 4096, 4096, Transpose::NO), GemmPath::STREAMED_ROWS);
+  EXPECT_EQ(kernel.choose_path(4, 4096, 4096, Transpose::NO), GemmPath::STREAMED_B);
+  EXPECT_EQ(kernel.choose_path(1, 4096, 4096, Transpose::YES), GemmPath::STREAMED_B);  // rows of B are columns of op(B)
+  EXPECT_EQ(GemmPackedTuning{}.algorithm_row_stream_m_limit, 4);
+}
+
+// Every row count (the compiled copies for 1 to 4 rows and the general one),
+// columns that end in a two-vector chunk, a one-vector chunk and a scalar
+// tail, a depth that leaves one to three rows of B after the groups of four,
+// and a product wide enough for two column blocks of C; one and two threads
+// give the same bits (each element of C gets the same operations wherever
+// the columns are split).
+TEST(GemmKernel, RowStreamedPathMatchesTheReferenceForEveryRowCountAndTail) {
+  for (CpuIsa isa : {CpuIsa::PORTABLE, CpuIsa::AVX2, CpuIsa::AVX512}) {
+    auto forced = ScopedIsa::force(isa);
+    if (!forced.ok()) continue;
+    for (const Shape3& s : {Shape3{1, 45, 7}, Shape3{2, 61, 9}, Shape3{3, 16, 4}, Shape3{4, 37, 10},
+                            Shape3{5, 77, 11}, Shape3{7, 130, 3}, Shape3{4, 6200, 9}, Shape3{1, 30000, 6}}) {
+      Options o;
+      o.path = GemmPath::STREAMED_ROWS;
+      o.config.parallel_fmas_per_work_unit = 1;
+      for (Transpose ta : kTransposes) {
+        o.ta = ta;
+        for (double beta : {0.0, 0.75}) {
+          o.beta = beta;
+          for (int threads : {1, 2}) {
+            o.threads = threads;
+            EXPECT_TRUE(matches_reference<float>(s, o)) << to_string(isa) << " threads=" << threads;
+            EXPECT_TRUE(matches_reference<double>(s, o)) << to_string(isa) << " threads=" << threads;
+          }
+        }
+      }
+      o.ta = Transpose::NO;
+      Operands<float> x = operands<float>(s, o, 5);
+      std::vector<float> serial = x.c, parallel = x.c;
+      const GemmKernel kernel(o.config);
+      ASSERT_TRUE(kernel.run(Transpose::NO, Transpose::NO, s.m, s.n, s.k, 1.25f, x.a.data(), x.lda, x.b.data(), x.ldb,
+                             0.5f, serial.data(), x.ldc, GemmPath::STREAMED_ROWS, 1).is_good());
+      ASSERT_TRUE(kernel.run(Transpose::NO, Transpose::NO, s.m, s.n, s.k, 1.25f, x.a.data(), x.lda, x.b.data(), x.ldb,
+                             0.5f, parallel.data(), x.ldc, GemmPath::STREAMED_ROWS, 2).is_good());
+      EXPECT_EQ(serial, parallel) << to_string(isa) << " " << s.m << "x" << s.n << "x" << s.k;
+    }
+  }
 }
 
 TEST(GemmKernel, ParallelFromMinimumTasksWorkUnits) {
@@ -239,7 +291,7 @@ TEST(GemmKernel, SerialAndParallelGiveTheSameBits) {
   o.config.algorithm_tile_m = 24;  // several row blocks and B split between threads
   o.config.algorithm_tile_n = 64;
   o.config.algorithm_tile_k = 40;
-  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B}) {
+  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B, GemmPath::STREAMED_ROWS}) {
     for (const Shape3& s : {Shape3{97, 89, 101}, Shape3{5, 300, 64}, Shape3{257, 263, 255}}) {
       Operands<float> x = operands<float>(s, o, 3);
       std::vector<float> serial = x.c, parallel = x.c;
@@ -340,7 +392,7 @@ TEST(GemmRegistration, RegistersTheGemmCalibrationForEveryGemmType) {
 void every_path_under(CpuIsa isa) {
   auto forced = ScopedIsa::force(isa);
   if (!forced.ok()) GTEST_SKIP() << "this processor cannot run the " << to_string(isa) << " path";
-  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B}) {
+  for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B, GemmPath::STREAMED_ROWS}) {
     for (int threads : {1, 2}) {
       Options o;
       o.path = path;

@@ -22,6 +22,14 @@ using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b
 using PackAF32 = void (*)(const float* src, std::int64_t lda, std::int64_t kc, float* dst) noexcept;
 using PackAF64 = void (*)(const double* src, std::int64_t lda, std::int64_t kc, double* dst) noexcept;
 
+// Adds A' * B to a rows x cols block of C (row i at c + i * ldc), A' packed
+// as [k][rows] with alpha applied, row q of B at b + q * ldb: the
+// row-streamed path of products of few rows (gemm_row_stream.inl).
+using RowStreamF32 = void (*)(std::int64_t k, const float* a, std::int64_t rows, const float* b, std::int64_t ldb,
+                              float* c, std::int64_t ldc, std::int64_t cols);
+using RowStreamF64 = void (*)(std::int64_t k, const double* a, std::int64_t rows, const double* b, std::int64_t ldb,
+                              double* c, std::int64_t ldc, std::int64_t cols);
+
 struct MicroKernels {
   int mr_f32, nr_f32;
   MicroKernelF32 f32;
@@ -29,6 +37,8 @@ struct MicroKernels {
   MicroKernelF64 f64;
   PackAF32 pack_a_f32;
   PackAF64 pack_a_f64;
+  RowStreamF32 row_stream_f32;
+  RowStreamF64 row_stream_f64;
 };
 
 // The largest MR * NR of any path (the scratch tile of edge tiles).

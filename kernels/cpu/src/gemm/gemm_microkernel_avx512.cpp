@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "gemm_microkernel.hpp"
@@ -42,11 +43,12 @@ struct F64 {
 
 #include "gemm_microkernel.inl"
 #include "gemm_pack_a.inl"
+#include "gemm_row_stream.inl"
 
 }  // namespace
 
 MicroKernels avx512_microkernels() noexcept {
-  return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64, pack_a_f32, pack_a_f64};
+  return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64, pack_a_f32, pack_a_f64, row_stream_f32, row_stream_f64};
 }
 
 }  // namespace tunekit::cpu::gemm_detail

@@ -64,10 +64,35 @@ void pack_a_f64(const double* src, std::int64_t lda, std::int64_t kc, double* ds
   pack_a<double>(src, lda, kc, dst);
 }
 
+// The row-streamed kernel (gemm_row_stream.inl) in plain C++: B in its memory
+// order, one row at a time over the whole column range, each B element read
+// once for every row of C.
+template <typename T>
+void row_stream(std::int64_t k, const T* a, std::int64_t rows, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                std::int64_t cols) {
+  for (std::int64_t q = 0; q < k; ++q) {
+    const T* bq = b + q * ldb;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const T aq = a[q * rows + i];
+      T* row = c + i * ldc;
+      for (std::int64_t j = 0; j < cols; ++j) row[j] += aq * bq[j];
+    }
+  }
+}
+
+void row_stream_f32(std::int64_t k, const float* a, std::int64_t rows, const float* b, std::int64_t ldb, float* c,
+                    std::int64_t ldc, std::int64_t cols) {
+  row_stream<float>(k, a, rows, b, ldb, c, ldc, cols);
+}
+void row_stream_f64(std::int64_t k, const double* a, std::int64_t rows, const double* b, std::int64_t ldb, double* c,
+                    std::int64_t ldc, std::int64_t cols) {
+  row_stream<double>(k, a, rows, b, ldb, c, ldc, cols);
+}
+
 }  // namespace
 
 MicroKernels portable_microkernels() noexcept {
-  return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64, pack_a_f32, pack_a_f64};
+  return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64, pack_a_f32, pack_a_f64, row_stream_f32, row_stream_f64};
 }
 
 }  // namespace tunekit::cpu::gemm_detail

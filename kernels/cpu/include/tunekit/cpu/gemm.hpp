@@ -9,7 +9,13 @@
 // set) and the streamed-B path for few rows of C (M <= skinny_m_limit) or a
 // small B (K * N < pack_b_minimum_elements, B not transposed): A is packed
 // whole and every B element is read once, in place, streamed_tile_k rows of
-// B side by side. Both run in parallel over
+// B side by side. Before both, the row-streamed path for the fewest rows
+// (M <= row_stream_m_limit, B not transposed: a matrix-vector product and
+// its near kin): B is read in its memory order, a few whole rows side by
+// side, each element once for all rows of C, which stay in cache; its team
+// is chosen as for a product of MR rows, since it reads all of B however few
+// its rows (STREAMED_ROWS asked for with B transposed runs STREAMED_B).
+// All three run in parallel over
 // blocks of C with OpenMP when the product has at least parallel.minimum_tasks
 // work units of parallel.fmas_per_work_unit multiply-adds. The parameters are
 // declared in kernels/cpu/tuning.toml (GemmPackedTuning).
@@ -44,7 +50,7 @@ class TuningSession;
 namespace tunekit::cpu {
 
 enum class Transpose { NO, YES };
-enum class GemmPath { AUTO, PACKED, STREAMED_B };
+enum class GemmPath { AUTO, PACKED, STREAMED_B, STREAMED_ROWS };
 
 // The tuning key of Gemm for an element type: implementation "packed" for
 // FLOAT and DOUBLE, "widening" for FLOAT16 and BFLOAT16 (whose product then
