@@ -138,6 +138,8 @@ class Bfloat16Matmul : public CpuEngineTest {
       {37, 23, 29, false, true, true, Activation::GELU},    {64, 96, 130, true, true, false, Activation::SIGMOID},
       {1, 300, 257, false, false, true, Activation::TANH},  {130, 17, 64, false, false, true, Activation::GELU},
       {9, 17, 12, false, false, true, Activation::GELU, 3}, {20, 6, 33, false, false, true, Activation::RELU, 3, true},
+      // Products run side by side (each too small for a team, the batch is not).
+      {128, 128, 64, false, true, true, Activation::GELU, 12},
   };
 };
 

@@ -187,6 +187,9 @@ TEST_F(CpuEngines, EveryEngineMatchesTheDoubleReferenceOnEveryLayoutAndEpilogue)
       // Batches of products, and one B for every batch.
       {9, 17, 12, false, false, true, Activation::GELU, 3},  {9, 17, 12, true, true, false, Activation::NONE, 4},
       {20, 6, 33, false, false, true, Activation::RELU, 3, true},
+      // Attention's shape: each product too small for a team, the batch is
+      // not (tunekit's engine runs the products side by side).
+      {128, 128, 64, false, true, true, Activation::RELU, 12},
   };
   const auto hardware = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   for (std::int64_t engine : kLibraryEngines) {

@@ -54,31 +54,63 @@ class GemmThenEpilogue final : public ExecutionKernel {
     wide.type = DataType::FLOAT;
     cpu::GemmKernel::WideProductEpilogue epilogue;
     if (pattern_.has_epilogue()) {
-      epilogue = [&](float* c, std::int64_t ldc, int) {
-        wide.ldc = ldc;
-        apply_epilogue(wide, bias.empty() ? nullptr : bias.data(), c, threads_);
+      // Called from several threads when the batch runs side by side: each call works on its own copy.
+      epilogue = [&wide, &bias](float* c, std::int64_t ldc, int threads) {
+        MatmulPattern dense = wide;
+        dense.ldc = ldc;
+        apply_epilogue(dense, bias.empty() ? nullptr : bias.data(), c, threads);
       };
     }
-    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+    return for_each_product([&](std::int64_t index, int threads) {
       const Bfloat16MatmulBuffers x = buffers->at_batch(pattern_, index);
-      TUNEKIT_RETURN_IF_ERROR(gemm_.run(pattern_.type, transpose(pattern_.a), transpose(pattern_.b), pattern_.m,
-                                        pattern_.n, pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f,
-                                        x.c, pattern_.ldc, epilogue, cpu::GemmPath::AUTO, threads_));
-    }
-    return Error::ok();
+      return gemm_.run(pattern_.type, transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
+                       pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c, pattern_.ldc, epilogue,
+                       cpu::GemmPath::AUTO, threads);
+    });
   }
 
   Error execute_float(const ExecutionArguments& args) {
     Result<MatmulBuffers> buffers = find_buffers(pattern_, args.variant_pack);
     if (!buffers.ok()) return buffers.error();
-    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+    return for_each_product([&](std::int64_t index, int threads) {
       const MatmulBuffers x = buffers->at_batch(pattern_, index);
       TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
                                         pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c,
-                                        pattern_.ldc, cpu::GemmPath::AUTO, threads_));
-      apply_epilogue(pattern_, x.bias, x.c, threads_);
+                                        pattern_.ldc, cpu::GemmPath::AUTO, threads));
+      apply_epilogue(pattern_, x.bias, x.c, threads);
+      return Error::ok();
+    });
+  }
+
+  // The threads that run the products of a batch side by side, one thread
+  // each: 1 (one product after another, each on the whole team) unless one
+  // product is too small for the Gemm to use the team and the batch as a
+  // whole is not. Attention's 12 products of 128 x 128 x 64 each ran on one
+  // thread, one after another.
+  int batch_team() const {
+    if (pattern_.batch < 2 || gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads_) >= threads_) return 1;
+    return static_cast<int>(std::min<std::int64_t>(
+        pattern_.batch, gemm_.team(pattern_.batch * pattern_.m, pattern_.n, pattern_.k, threads_)));
+  }
+
+  // run(index, threads) for every product of the batch; the first error.
+  template <typename Run>
+  Error for_each_product(const Run& run) {
+    const int team = batch_team();
+    if (team <= 1) {
+      for (std::int64_t index = 0; index < pattern_.batch; ++index) TUNEKIT_RETURN_IF_ERROR(run(index, threads_));
+      return Error::ok();
     }
-    return Error::ok();
+    Error first_error = Error::ok();
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (std::int64_t index = 0; index < pattern_.batch; ++index) {
+      Error error = run(index, 1);
+      if (error.is_bad()) {
+#pragma omp critical(tunekit_batched_matmul_error)
+        if (first_error.is_good()) first_error = error;
+      }
+    }
+    return first_error;
   }
 
   MatmulPattern pattern_;
