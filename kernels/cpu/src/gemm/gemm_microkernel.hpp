@@ -21,6 +21,10 @@ using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b
 // at src + i * lda, kc columns, into dst as [kc][MR]. Every path has one.
 using PackAF32 = void (*)(const float* src, std::int64_t lda, std::int64_t kc, float* dst) noexcept;
 using PackAF64 = void (*)(const double* src, std::int64_t lda, std::int64_t kc, double* dst) noexcept;
+// Packs one full NR-column micro-panel of a transposed B (column j of op(B)
+// is the stored row src + j * ldb, kc elements) as [kc][NR]. Every path has one.
+using PackBtF32 = PackAF32;
+using PackBtF64 = PackAF64;
 
 // Adds A' * B to a rows x cols block of C (row i at c + i * ldc), A' packed
 // as [k][rows] with alpha applied, row q of B at b + q * ldb: the
@@ -37,6 +41,8 @@ struct MicroKernels {
   MicroKernelF64 f64;
   PackAF32 pack_a_f32;
   PackAF64 pack_a_f64;
+  PackBtF32 pack_bt_f32;
+  PackBtF64 pack_bt_f64;
   RowStreamF32 row_stream_f32;
   RowStreamF64 row_stream_f64;
 };

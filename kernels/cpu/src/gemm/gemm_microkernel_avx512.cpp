@@ -48,7 +48,7 @@ struct F64 {
 }  // namespace
 
 MicroKernels avx512_microkernels() noexcept {
-  return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64, pack_a_f32, pack_a_f64, row_stream_f32, row_stream_f64};
+  return {kMr, 2 * F32::kLanes, kernel_f32, kMr, 2 * F64::kLanes, kernel_f64, pack_a_f32, pack_a_f64, pack_bt_f32, pack_bt_f64, row_stream_f32, row_stream_f64};
 }
 
 }  // namespace tunekit::cpu::gemm_detail

@@ -64,6 +64,20 @@ void pack_a_f64(const double* src, std::int64_t lda, std::int64_t kc, double* ds
   pack_a<double>(src, lda, kc, dst);
 }
 
+template <typename T>
+void pack_bt(const T* src, std::int64_t ldb, std::int64_t kc, T* dst) noexcept {
+  for (std::int64_t q = 0; q < kc; ++q) {
+    for (int j = 0; j < kNr; ++j) dst[q * kNr + j] = src[j * ldb + q];
+  }
+}
+
+void pack_bt_f32(const float* src, std::int64_t ldb, std::int64_t kc, float* dst) noexcept {
+  pack_bt<float>(src, ldb, kc, dst);
+}
+void pack_bt_f64(const double* src, std::int64_t ldb, std::int64_t kc, double* dst) noexcept {
+  pack_bt<double>(src, ldb, kc, dst);
+}
+
 // The row-streamed kernel (gemm_row_stream.inl) in plain C++: B in its memory
 // order, one row at a time over the whole column range, each B element read
 // once for every row of C.
@@ -92,7 +106,7 @@ void row_stream_f64(std::int64_t k, const double* a, std::int64_t rows, const do
 }  // namespace
 
 MicroKernels portable_microkernels() noexcept {
-  return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64, pack_a_f32, pack_a_f64, row_stream_f32, row_stream_f64};
+  return {kMr, kNr, kernel_f32, kMr, kNr, kernel_f64, pack_a_f32, pack_a_f64, pack_bt_f32, pack_bt_f64, row_stream_f32, row_stream_f64};
 }
 
 }  // namespace tunekit::cpu::gemm_detail

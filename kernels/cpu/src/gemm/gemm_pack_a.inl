@@ -9,8 +9,8 @@
 // (256-bit) instructions only, so both files compile the same code.
 
 // Columns [0, 8) of `Rows` rows (8, 4 or 2) as 8 k steps: step p's Rows
-// floats go to dst + p * kMr.
-template <int Rows>
+// floats go to dst + p * Stride (kMr: a panel of A; NR: a panel of a transposed B).
+template <int Rows, int Stride = kMr>
 void columns_f32(const float* src, std::int64_t lda, float* dst) noexcept {
   if constexpr (Rows == 8) {
     __m256 r[8];
@@ -24,14 +24,14 @@ void columns_f32(const float* src, std::int64_t lda, float* dst) noexcept {
     const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(dst + 0 * kMr, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + 1 * kMr, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * kMr, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * kMr, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * kMr, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * kMr, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * kMr, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * kMr, _mm256_permute2f128_ps(s3, s7, 0x31));
+    _mm256_storeu_ps(dst + 0 * Stride, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + 1 * Stride, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * Stride, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * Stride, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * Stride, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * Stride, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * Stride, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * Stride, _mm256_permute2f128_ps(s3, s7, 0x31));
   } else if constexpr (Rows == 4) {
     const __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lda);
     const __m256 r2 = _mm256_loadu_ps(src + 2 * lda), r3 = _mm256_loadu_ps(src + 3 * lda);
@@ -41,8 +41,8 @@ void columns_f32(const float* src, std::int64_t lda, float* dst) noexcept {
     const __m256 u[4] = {_mm256_shuffle_ps(a, c, 0x44), _mm256_shuffle_ps(a, c, 0xEE), _mm256_shuffle_ps(b, d, 0x44),
                          _mm256_shuffle_ps(b, d, 0xEE)};
     for (int j = 0; j < 4; ++j) {
-      _mm_storeu_ps(dst + j * kMr, _mm256_castps256_ps128(u[j]));
-      _mm_storeu_ps(dst + (j + 4) * kMr, _mm256_extractf128_ps(u[j], 1));
+      _mm_storeu_ps(dst + j * Stride, _mm256_castps256_ps128(u[j]));
+      _mm_storeu_ps(dst + (j + 4) * Stride, _mm256_extractf128_ps(u[j], 1));
     }
   } else {
     static_assert(Rows == 2);
@@ -52,19 +52,19 @@ void columns_f32(const float* src, std::int64_t lda, float* dst) noexcept {
     const __m256d hi = _mm256_castps_pd(_mm256_unpackhi_ps(r0, r1));
     const __m128d lo_low = _mm256_castpd256_pd128(lo), lo_high = _mm256_extractf128_pd(lo, 1);
     const __m128d hi_low = _mm256_castpd256_pd128(hi), hi_high = _mm256_extractf128_pd(hi, 1);
-    _mm_storel_pd(reinterpret_cast<double*>(dst + 0 * kMr), lo_low);
-    _mm_storeh_pd(reinterpret_cast<double*>(dst + 1 * kMr), lo_low);
-    _mm_storel_pd(reinterpret_cast<double*>(dst + 2 * kMr), hi_low);
-    _mm_storeh_pd(reinterpret_cast<double*>(dst + 3 * kMr), hi_low);
-    _mm_storel_pd(reinterpret_cast<double*>(dst + 4 * kMr), lo_high);
-    _mm_storeh_pd(reinterpret_cast<double*>(dst + 5 * kMr), lo_high);
-    _mm_storel_pd(reinterpret_cast<double*>(dst + 6 * kMr), hi_high);
-    _mm_storeh_pd(reinterpret_cast<double*>(dst + 7 * kMr), hi_high);
+    _mm_storel_pd(reinterpret_cast<double*>(dst + 0 * Stride), lo_low);
+    _mm_storeh_pd(reinterpret_cast<double*>(dst + 1 * Stride), lo_low);
+    _mm_storel_pd(reinterpret_cast<double*>(dst + 2 * Stride), hi_low);
+    _mm_storeh_pd(reinterpret_cast<double*>(dst + 3 * Stride), hi_low);
+    _mm_storel_pd(reinterpret_cast<double*>(dst + 4 * Stride), lo_high);
+    _mm_storeh_pd(reinterpret_cast<double*>(dst + 5 * Stride), lo_high);
+    _mm_storel_pd(reinterpret_cast<double*>(dst + 6 * Stride), hi_high);
+    _mm_storeh_pd(reinterpret_cast<double*>(dst + 7 * Stride), hi_high);
   }
 }
 
 // Columns [0, 4) of `Rows` rows (4 or 2) as 4 k steps of doubles.
-template <int Rows>
+template <int Rows, int Stride = kMr>
 void columns_f64(const double* src, std::int64_t lda, double* dst) noexcept {
   if constexpr (Rows == 4) {
     const __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + lda);
@@ -72,18 +72,18 @@ void columns_f64(const double* src, std::int64_t lda, double* dst) noexcept {
     // t0: columns 0 | 2 of rows 0-1, t1: columns 1 | 3; t2, t3 the same of rows 2-3.
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd(dst + 0 * kMr, _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(dst + 1 * kMr, _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(dst + 2 * kMr, _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(dst + 3 * kMr, _mm256_permute2f128_pd(t1, t3, 0x31));
+    _mm256_storeu_pd(dst + 0 * Stride, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + 1 * Stride, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * Stride, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * Stride, _mm256_permute2f128_pd(t1, t3, 0x31));
   } else {
     static_assert(Rows == 2);
     const __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + lda);
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-    _mm_storeu_pd(dst + 0 * kMr, _mm256_castpd256_pd128(t0));
-    _mm_storeu_pd(dst + 1 * kMr, _mm256_castpd256_pd128(t1));
-    _mm_storeu_pd(dst + 2 * kMr, _mm256_extractf128_pd(t0, 1));
-    _mm_storeu_pd(dst + 3 * kMr, _mm256_extractf128_pd(t1, 1));
+    _mm_storeu_pd(dst + 0 * Stride, _mm256_castpd256_pd128(t0));
+    _mm_storeu_pd(dst + 1 * Stride, _mm256_castpd256_pd128(t1));
+    _mm_storeu_pd(dst + 2 * Stride, _mm256_extractf128_pd(t0, 1));
+    _mm_storeu_pd(dst + 3 * Stride, _mm256_extractf128_pd(t1, 1));
   }
 }
 
@@ -122,5 +122,31 @@ void pack_a_f64(const double* src, std::int64_t lda, std::int64_t kc, double* ds
   }
   for (; q < kc; ++q) {
     for (int i = 0; i < kMr; ++i) dst[q * kMr + i] = src[i * lda + q];
+  }
+}
+
+// One full NR-column micro-panel of a transposed B: column j of op(B) is
+// row j of the stored matrix (src + j * ldb, kc elements), written as
+// [kc][NR], blocks transposed in registers as A's panels are (element by
+// element, packing took a fifth of attention's 128 x 128 x 64 products).
+void pack_bt_f32(const float* src, std::int64_t ldb, std::int64_t kc, float* dst) noexcept {
+  constexpr int kNr = 2 * F32::kLanes;
+  std::int64_t q = 0;
+  for (; q + 8 <= kc; q += 8) {
+    for (int g = 0; g < kNr; g += 8) columns_f32<8, kNr>(src + g * ldb + q, ldb, dst + q * kNr + g);
+  }
+  for (; q < kc; ++q) {
+    for (int j = 0; j < kNr; ++j) dst[q * kNr + j] = src[j * ldb + q];
+  }
+}
+
+void pack_bt_f64(const double* src, std::int64_t ldb, std::int64_t kc, double* dst) noexcept {
+  constexpr int kNr = 2 * F64::kLanes;
+  std::int64_t q = 0;
+  for (; q + 4 <= kc; q += 4) {
+    for (int g = 0; g < kNr; g += 4) columns_f64<4, kNr>(src + g * ldb + q, ldb, dst + q * kNr + g);
+  }
+  for (; q < kc; ++q) {
+    for (int j = 0; j < kNr; ++j) dst[q * kNr + j] = src[j * ldb + q];
   }
 }

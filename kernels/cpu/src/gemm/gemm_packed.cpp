@@ -32,7 +32,8 @@ template <typename T>
 struct MicroKernel {
   std::int64_t mr, nr;
   void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
-  void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a plain A
+  void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;   // full panels of a plain A
+  void (*pack_bt)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a transposed B
   void (*row_stream)(std::int64_t, const T*, std::int64_t, const T*, std::int64_t, T*, std::int64_t, std::int64_t);
 };
 
@@ -47,9 +48,9 @@ MicroKernel<T> micro_kernel() noexcept {
   }
 #endif
   if constexpr (sizeof(T) == sizeof(float)) {
-    return {set.mr_f32, set.nr_f32, set.f32, set.pack_a_f32, set.row_stream_f32};
+    return {set.mr_f32, set.nr_f32, set.f32, set.pack_a_f32, set.pack_bt_f32, set.row_stream_f32};
   } else {
-    return {set.mr_f64, set.nr_f64, set.f64, set.pack_a_f64, set.row_stream_f64};
+    return {set.mr_f64, set.nr_f64, set.f64, set.pack_a_f64, set.pack_bt_f64, set.row_stream_f64};
   }
 }
 
@@ -97,13 +98,16 @@ void pack_a(const Problem<T>& p, const MicroKernel<T>& u, std::int64_t ic, std::
 // Depth [pc, pc + kc) x columns [j0, j0 + cols) of op(B) as one [kc][nr]
 // micro-panel, columns past cols zero.
 template <typename T>
-void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::int64_t j0, std::int64_t cols,
-                  std::int64_t nr, T* dst) noexcept {
+void pack_b_panel(const Problem<T>& p, const MicroKernel<T>& u, std::int64_t pc, std::int64_t kc, std::int64_t j0,
+                  std::int64_t cols, T* dst) noexcept {
+  const std::int64_t nr = u.nr;
   if (p.tb == Transpose::NO) {
     for (std::int64_t q = 0; q < kc; ++q) {
       std::memcpy(dst + q * nr, p.b + (pc + q) * p.ldb + j0, static_cast<std::size_t>(cols) * sizeof(T));
       for (std::int64_t j = cols; j < nr; ++j) dst[q * nr + j] = T(0);
     }
+  } else if (cols == nr) {
+    u.pack_bt(p.b + j0 * p.ldb + pc, p.ldb, kc, dst);
   } else {
     for (std::int64_t j = 0; j < cols; ++j) {
       const T* src = p.b + (j0 + j) * p.ldb + pc;
@@ -122,11 +126,12 @@ void pack_b_panel(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::in
 // new page for every NR elements.
 template <typename T>
 void pack_b_panels(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc,
-                   std::int64_t q_begin, std::int64_t q_end, std::int64_t nr, T* panels) noexcept {
+                   std::int64_t q_begin, std::int64_t q_end, const MicroKernel<T>& u, T* panels) noexcept {
   if (q_begin >= q_end) return;
+  const std::int64_t nr = u.nr;
   if (p.tb == Transpose::YES) {
     for (std::int64_t q = q_begin; q < q_end; ++q) {
-      pack_b_panel(p, pc, kc, jc + q * nr, std::min(nr, nc - q * nr), nr, panels + q * kc * nr);
+      pack_b_panel(p, u, pc, kc, jc + q * nr, std::min(nr, nc - q * nr), panels + q * kc * nr);
     }
     return;
   }
@@ -139,7 +144,7 @@ void pack_b_panels(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::i
   }
   if (full_end < q_end) {
     const std::int64_t q = full_end;
-    pack_b_panel(p, pc, kc, jc + q * nr, nc - q * nr, nr, panels + q * kc * nr);
+    pack_b_panel(p, u, pc, kc, jc + q * nr, nc - q * nr, panels + q * kc * nr);
   }
 }
 
@@ -209,7 +214,7 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
         // Each thread packs the micro-panels its tasks use most (the same
         // static split), then all wait for the whole block.
         pack_b_panels(p, pc, kc, jc, nc, panels * omp_get_thread_num() / team,
-                      panels * (omp_get_thread_num() + 1) / team, u.nr, b_buffer);
+                      panels * (omp_get_thread_num() + 1) / team, u, b_buffer);
 #pragma omp barrier
         std::int64_t packed_ic = -1;
 #pragma omp for schedule(static)
@@ -277,7 +282,7 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
         // A transposed B or the last, partial panel is packed: a micro-kernel
         // reads whole rows of NR contiguous elements.
         if (p.tb == Transpose::YES || cols < u.nr) {
-          pack_b_panel(p, pc, kc, j, cols, u.nr, mine);
+          pack_b_panel(p, u, pc, kc, j, cols, mine);
           bp = mine;
           rs_b = u.nr;
         }
