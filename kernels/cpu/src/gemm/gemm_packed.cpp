@@ -16,6 +16,7 @@
 #include "gemm_microkernel.hpp"
 #include "gemm_workspace.hpp"
 #include "tunekit/cpu/isa.hpp"
+#include "tunekit/cpu/team.hpp"
 
 namespace tunekit::cpu {
 namespace {
@@ -197,8 +198,7 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
   if (!b_buffer) return gd::out_of_memory(b_bytes);
   const std::int64_t ic_blocks = ceil_div(p.m, mc_max);
 
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
+  run_on_team(threads, [&] {
     T* my_a = a_buffer + omp_get_thread_num() * a_elements;
     const std::int64_t team = omp_get_num_threads();
     for (std::int64_t jc = 0; jc < p.n; jc += nc_max) {
@@ -239,7 +239,7 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
         }
       }
     }
-  }
+  });
   return Error::ok();
 }
 
@@ -264,8 +264,7 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
   pack_a(p, u, 0, p.m, 0, p.k, a_buffer);
   const std::int64_t panels = ceil_div(p.n, u.nr);
 
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
+  run_on_team(threads, [&] {
     const std::int64_t team = omp_get_num_threads();
     const std::int64_t me = omp_get_thread_num();
     const std::int64_t q_begin = panels * me / team;
@@ -293,7 +292,7 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
         }
       }
     }
-  }
+  });
   return Error::ok();
 }
 
@@ -324,8 +323,7 @@ Error run_row_streamed(const Problem<T>& p, int threads) {
   const std::int64_t width =
       std::max(chunk, kRowStreamBlockBytes / static_cast<std::int64_t>(sizeof(T)) / p.m / chunk * chunk);
 
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
+  run_on_team(threads, [&] {
     const std::int64_t team = omp_get_num_threads();
     const std::int64_t me = omp_get_thread_num();
     const std::int64_t chunks = ceil_div(p.n, chunk);
@@ -339,7 +337,7 @@ Error run_row_streamed(const Problem<T>& p, int threads) {
       }
       u.row_stream(p.k, packed, p.m, p.b + j, p.ldb, p.c + j, p.ldc, cols);
     }
-  }
+  });
   return Error::ok();
 }
 

@@ -12,6 +12,7 @@
 #include "gemm_conversion.hpp"
 #include "gemm_workspace.hpp"
 #include "tunekit/cpu/elementwise_arrays.hpp"
+#include "tunekit/cpu/team.hpp"
 
 namespace tunekit::cpu {
 namespace {
@@ -28,8 +29,7 @@ thread_local gd::Workspace t_wide_c;
 template <typename F>
 void for_each_run(std::int64_t rows, std::int64_t cols, int team, F&& f) {
   const std::int64_t elements = rows * cols;
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
+  run_on_team(team, [&] {
     const std::int64_t parts = omp_get_num_threads();
     const std::int64_t me = omp_get_thread_num();
     std::int64_t begin = elements * me / parts;
@@ -41,7 +41,7 @@ void for_each_run(std::int64_t rows, std::int64_t cols, int team, F&& f) {
       f(row, col, count);
       begin += count;
     }
-  }
+  });
 }
 
 float* buffer(gd::Workspace& workspace, std::int64_t elements, Error& error) {

@@ -2,10 +2,10 @@
 // patches unrolled into the workspace, then one Gemm against the filter)
 // and, for 1x1 filters with stride 1 and no padding, the Gemm alone.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit_gemm.hpp"
@@ -31,8 +31,7 @@ void im2col(const ConvPattern& p, const float* x, float* col, int threads) {
   const std::int64_t crs = p.c * p.r * p.s;
   const std::int64_t pq = p.p * p.q;
   if (!p.nhwc) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t row = 0; row < crs; ++row) {
+    cpu::parallel_for(threads, crs, [&](std::int64_t row) {
       const std::int64_t c = row / (p.r * p.s), r = row / p.s % p.r, s = row % p.s;
       const float* plane = x + c * p.h * p.w;
       float* out = col + row * pq;
@@ -48,10 +47,9 @@ void im2col(const ConvPattern& p, const float* x, float* col, int threads) {
           line[ow] = iw >= 0 && iw < p.w ? plane[ih * p.w + iw] : 0.0f;
         }
       }
-    }
+    });
   } else {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t pixel = 0; pixel < pq; ++pixel) {
+    cpu::parallel_for(threads, pq, [&](std::int64_t pixel) {
       const std::int64_t oh = pixel / p.q, ow = pixel % p.q;
       float* out = col + pixel * crs;
       for (std::int64_t c = 0; c < p.c; ++c) {
@@ -64,7 +62,7 @@ void im2col(const ConvPattern& p, const float* x, float* col, int threads) {
           }
         }
       }
-    }
+    });
   }
 }
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "direct_conv_kernels.hpp"
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 #include "tunekit_gemm.hpp"
@@ -152,8 +153,7 @@ class DirectConvKernel final : public ExecutionKernel {
   void pack_filter(const float* w, float* packed) const {
     const std::int64_t bk = kernels_.block_k, cg = layout_.channels_in, kg = layout_.channels_out;
     const std::int64_t blocks = p_.groups * layout_.blocks;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t gb = 0; gb < blocks; ++gb) {
+    cpu::parallel_for(threads_, blocks, [&](std::int64_t gb) {
       const std::int64_t g = gb / layout_.blocks, first = gb % layout_.blocks * bk;
       float* out = packed + gb * layout_.block_floats;
       for (std::int64_t c0 = 0; c0 < cg; c0 += layout_.part) {
@@ -169,7 +169,7 @@ class DirectConvKernel final : public ExecutionKernel {
           }
         }
       }
-    }
+    });
   }
 
   // [block][r][s][j] = W[block * block_k + j][0][r][s], 0 past the last channel.
@@ -190,12 +190,11 @@ class DirectConvKernel final : public ExecutionKernel {
   void copy_to_nhwc(const float* x, float* out) const {
     const std::int64_t c = p_.c, plane = p_.h * p_.w;
     const std::int64_t pixels = p_.n * plane;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t pixel = 0; pixel < pixels; ++pixel) {
+    cpu::parallel_for(threads_, pixels, [&](std::int64_t pixel) {
       const float* from = x + pixel / plane * c * plane + pixel % plane;
       float* to = out + pixel * c;
       for (std::int64_t ch = 0; ch < c; ++ch) to[ch] = from[ch * plane];
-    }
+    });
   }
 
   // What one task needs to run one output row of one channel block.
@@ -254,8 +253,7 @@ class DirectConvKernel final : public ExecutionKernel {
     const std::int64_t bk = kernels_.block_k, kg = layout_.channels_out, cg = layout_.channels_in;
     const std::int64_t block_count = p_.groups * layout_.blocks;
     const std::int64_t tasks = block_count * p_.n * p_.p;
-#pragma omp parallel num_threads(threads_)
-    {
+    cpu::run_on_team(threads_, [&] {
       std::vector<const float*> taps(static_cast<std::size_t>(layout_.taps));
       std::vector<const float*> tap_weights(static_cast<std::size_t>(layout_.taps));
       // NCHW: the tiles write a row in their own layout here first.
@@ -302,7 +300,7 @@ class DirectConvKernel final : public ExecutionKernel {
         }
         if (!p_.nhwc) scatter_nchw_row(staged.data(), bk, row.valid_k, task.image, k0, task.oh, y);
       }
-    }
+    });
   }
 
   // Depthwise: every (image, output row, part of the channel blocks) is one
@@ -313,8 +311,7 @@ class DirectConvKernel final : public ExecutionKernel {
     const std::int64_t parts = std::clamp<std::int64_t>((4 * threads_ + rows - 1) / rows, 1, layout_.blocks);
     const std::int64_t blocks_per_part = (layout_.blocks + parts - 1) / parts;
     const std::int64_t tasks = rows * parts;
-#pragma omp parallel num_threads(threads_)
-    {
+    cpu::run_on_team(threads_, [&] {
       std::vector<const float*> taps(static_cast<std::size_t>(layout_.taps));
       std::vector<const float*> tap_weights(static_cast<std::size_t>(layout_.taps));
       const std::int64_t padded_channels = layout_.blocks * bk;
@@ -350,7 +347,7 @@ class DirectConvKernel final : public ExecutionKernel {
         run_row(task, input, row, taps, tap_weights);
         if (!p_.nhwc) scatter_nchw_row(staged.data(), task.y_pixel_step, channels, task.image, k0, task.oh, y);
       }
-    }
+    });
   }
 
   // A row of the tiles' layout ([ow][pixel_step floats]) into `channels` NCHW

@@ -5,10 +5,10 @@
 // element, which keeps a large common offset from costing precision (in the
 // one-pass variance it would cancel). The row loops are row_kernels.hpp's,
 // on the active instruction-set path.
-#include <omp.h>
 
 #include <cmath>
 
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/layernorm_pattern.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -37,15 +37,14 @@ class LayerNormKernel final : public ExecutionKernel {
     const auto epsilon = static_cast<float>(p_.epsilon);
     const RowKernels& rows = row_kernels();
     const auto moments = statistics_ == Statistics::TWO_PASS ? rows.two_pass_moments : rows.shifted_moments;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t row = 0; row < p_.rows; ++row) {
+    cpu::parallel_for(threads_, p_.rows, [&](std::int64_t row) {
       const float* x = b->x + row * n;
       const RowMoments m = moments(x, n);
       const float inv = 1.0f / std::sqrt(m.variance + epsilon);
       rows.normalize(x, b->scale, b->bias, m.mean, inv, b->y + row * n, n);
       if (b->mean) b->mean[row] = m.mean;
       if (b->inv_variance) b->inv_variance[row] = inv;
-    }
+    });
     return Error::ok();
   }
 

@@ -1,4 +1,5 @@
 // The bias and activation epilogue of the CPU matmul engines.
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
 
 #include <omp.h>
@@ -45,14 +46,13 @@ void apply_epilogue(const MatmulPattern& pattern, const float* bias, float* c, i
     apply_epilogue_rows(pattern, bias, c, 0, pattern.m);
     return;
   }
-#pragma omp parallel num_threads(team)
-  {
+  cpu::run_on_team(team, [&] {
     const int t = omp_get_thread_num();
     const int count = omp_get_num_threads();
     const std::int64_t begin = pattern.m * t / count;
     const std::int64_t end = pattern.m * (t + 1) / count;
     apply_epilogue_rows(pattern, bias, c, begin, end);
-  }
+  });
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "tunekit/cpu/elementwise_arrays.hpp"
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/pointwise_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -163,8 +164,7 @@ class PointwiseKernel final : public ExecutionKernel {
     }
     const std::int64_t blocks = (p_.elements + kPointwiseBlock - 1) / kPointwiseBlock;
     const std::int64_t per_thread = layout_.slots * kPointwiseBlock;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t block = 0; block < blocks; ++block) {
+    cpu::parallel_for(threads_, blocks, [&](std::int64_t block) {
       const std::int64_t begin = block * kPointwiseBlock;
       const std::int64_t n = std::min(kPointwiseBlock, p_.elements - begin);
       float* scratch = workspace ? workspace + omp_get_thread_num() * per_thread : nullptr;
@@ -198,7 +198,7 @@ class PointwiseKernel final : public ExecutionKernel {
                                         static_cast<std::uint16_t*>(stored[i]) + begin, n);
         }
       }
-    }
+    });
     return Error::ok();
   }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/reduction_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -135,17 +136,15 @@ class ReductionKernel final : public ExecutionKernel {
     auto* y = static_cast<float*>(*yb);
     const std::int64_t slab = p_.reduced * p_.inner;
     if (split_ == Split::OUTPUTS) {
-#pragma omp parallel for num_threads(threads_) schedule(static)
-      for (std::int64_t o = 0; o < p_.outer; ++o) {
+      cpu::parallel_for(threads_, p_.outer, [&](std::int64_t o) {
         reduce_range(p_, x + o * slab, 0, p_.reduced, y + o * p_.inner);
         finish(p_.mode, y + o * p_.inner, p_.inner, p_.reduced);
-      }
+      });
       return Error::ok();
     }
     auto* partials = static_cast<float*>(args.workspace);
     const std::int64_t outputs = p_.outer * p_.inner;
-#pragma omp parallel num_threads(threads_)
-    {
+    cpu::run_on_team(threads_, [&] {
       const int t = omp_get_thread_num();
       const int count = omp_get_num_threads();
       const std::int64_t begin = p_.reduced * t / count, end = p_.reduced * (t + 1) / count;
@@ -160,7 +159,7 @@ class ReductionKernel final : public ExecutionKernel {
         for (int other = 1; other < count; ++other) combine(p_.mode, out, partials + other * outputs + o * p_.inner, p_.inner);
         finish(p_.mode, out, p_.inner, p_.reduced);
       }
-    }
+    });
     return Error::ok();
   }
 

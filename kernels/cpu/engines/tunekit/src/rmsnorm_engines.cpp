@@ -1,11 +1,11 @@
 // tunekit's RMS normalization: rows split between the threads; per row one
 // pass for the mean of the squares, then one that scales (row_kernels.hpp,
 // on the active instruction-set path).
-#include <omp.h>
 
 #include <cmath>
 
 #include "row_kernels.hpp"
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/rmsnorm_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -29,13 +29,12 @@ class RmsNormKernel final : public ExecutionKernel {
     const std::int64_t n = p_.width;
     const auto epsilon = static_cast<float>(p_.epsilon);
     const RowKernels& rows = row_kernels();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t row = 0; row < p_.rows; ++row) {
+    cpu::parallel_for(threads_, p_.rows, [&](std::int64_t row) {
       const float* x = b->x + row * n;
       const float inv = 1.0f / std::sqrt(rows.mean_square(x, n) + epsilon);
       rows.scale(x, b->scale, inv, b->y + row * n, n);
       if (b->inv_rms) b->inv_rms[row] = inv;
-    }
+    });
     return Error::ok();
   }
 

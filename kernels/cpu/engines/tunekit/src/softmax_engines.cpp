@@ -2,9 +2,9 @@
 // rows split between the threads, each row's maximum, its exponentials and
 // their sum, then the division (row_kernels.hpp, on the active
 // instruction-set path; two passes over X, one over Y).
-#include <omp.h>
 
 #include "row_kernels.hpp"
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/pattern_engine.hpp"
 #include "tunekit/engines/softmax_pattern.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
@@ -29,8 +29,7 @@ class SoftmaxKernel final : public ExecutionKernel {
     if (!y.ok()) return y.error();
     const std::int64_t n = p_.width;
     const RowKernels& rows = row_kernels();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t row = 0; row < p_.outer; ++row) rows.softmax(*x + row * n, *y + row * n, n);
+    cpu::parallel_for(threads_, p_.outer, [&](std::int64_t row) { rows.softmax(*x + row * n, *y + row * n, n); });
     return Error::ok();
   }
 

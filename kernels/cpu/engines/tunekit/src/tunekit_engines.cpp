@@ -1,5 +1,6 @@
 // tunekit's matmul engines: the packed Gemm with a separate epilogue pass,
 // and a row split whose threads each multiply and finish their own rows.
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/tunekit_engines.hpp"
 
 #include <fmt/format.h>
@@ -77,7 +78,10 @@ class GemmThenEpilogue final : public ExecutionKernel {
       TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
                                         pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c,
                                         pattern_.ldc, cpu::GemmPath::AUTO, threads));
-      apply_epilogue(pattern_, x.bias, x.c, threads);
+      // On the product's team: a product too small for a team has an
+      // epilogue too small for one (two threads made a 16 x 8 product's
+      // bias and ReLU take 6.8 us instead of 3.3).
+      apply_epilogue(pattern_, x.bias, x.c, gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads));
       return Error::ok();
     });
   }
@@ -141,8 +145,7 @@ class RowSplit final : public ExecutionKernel {
     const std::int64_t blocks = (pattern_.m + block - 1) / block;
     const int team = static_cast<int>(std::clamp<std::int64_t>(threads_, 1, std::max<std::int64_t>(blocks, 1)));
     Error first_error = Error::ok();
-#pragma omp parallel num_threads(team)
-    {
+    cpu::run_on_team(team, [&] {
       const int t = omp_get_thread_num();
       const int count = omp_get_num_threads();
       const std::int64_t begin = std::min(pattern_.m, blocks * t / count * block);
@@ -162,7 +165,7 @@ class RowSplit final : public ExecutionKernel {
           if (first_error.is_good()) first_error = error;
         }
       }
-    }
+    });
     return first_error;
   }
 
