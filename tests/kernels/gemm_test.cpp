@@ -232,7 +232,7 @@ TEST(GemmKernel, AutoTakesTheRowStreamedPathForTheFewestRowsOfAPlainB) {
   EXPECT_EQ(kernel.choose_path(3, 4096, 4096, Transpose::NO), GemmPath::STREAMED_ROWS);
   EXPECT_EQ(kernel.choose_path(4, 4096, 4096, Transpose::NO), GemmPath::STREAMED_B);
   EXPECT_EQ(kernel.choose_path(1, 4096, 4096, Transpose::YES), GemmPath::STREAMED_B);  // rows of B are columns of op(B)
-  EXPECT_EQ(GemmPackedTuning{}.algorithm_row_stream_m_limit, 4);
+  EXPECT_EQ(GemmPackedTuning{}.algorithm_row_stream_m_limit, 8);
 }
 
 // Every row count (the compiled copies for 1 to 4 rows and the general one),
