@@ -320,7 +320,10 @@ namespace {
 class TuneStableCli : public TuneCli {};
 
 TEST_F(TuneStableCli, RequireStableFailsAnUnreliableWinnerAndKeepsTheStoredEntry) {
-  write(graph, matmul_graph("16", "16", "16"));
+  // Large enough that no two of six samples read the same: a 16^3 product
+  // runs in half a microsecond, where more than half of six samples can hit
+  // the same tick of the clock and leave no dispersion at all.
+  write(graph, matmul_graph("96", "96", "96"));
   auto first = tune({});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::string stored = read(output);

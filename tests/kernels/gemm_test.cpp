@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -271,6 +272,84 @@ TEST(GemmKernel, RowStreamedPathMatchesTheReferenceForEveryRowCountAndTail) {
                              0.5f, parallel.data(), x.ldc, GemmPath::STREAMED_ROWS, 2).is_good());
       EXPECT_EQ(serial, parallel) << to_string(isa) << " " << s.m << "x" << s.n << "x" << s.k;
     }
+  }
+}
+
+// The fused epilogue: C = max(alpha AB + beta C + bias, 0) against the
+// double reference plus the bias, on every path, instruction set and team,
+// with tiles narrower than NR, several depth blocks (it must apply once, on
+// the last), beta 0 over a NaN C and beta != 0, alpha 0 and K 0 (no product).
+::testing::AssertionResult epilogue_matches(const Shape3& s, const Options& o, bool with_bias, bool relu) {
+  Operands<float> x = operands<float>(s, o, 11);
+  const std::vector<float> bias = random_matrix<float>(s.n, 99);
+  std::vector<float> expected = x.c, got = x.c;
+  if (o.beta == 0.0) {
+    for (std::int64_t i = 0; i < s.m; ++i) {
+      for (std::int64_t j = 0; j < s.n; ++j) got[static_cast<std::size_t>(i * x.ldc + j)] = std::nanf("");
+    }
+  }
+  const auto alpha = static_cast<float>(o.alpha), beta = static_cast<float>(o.beta);
+  (void)gemm_reference(o.ta, o.tb, s.m, s.n, s.k, alpha, x.a.data(), x.lda, x.b.data(), x.ldb, beta,
+                       expected.data(), x.ldc);
+  std::vector<float> bound = absolute(x.c);
+  const std::vector<float> abs_a = absolute(x.a), abs_b = absolute(x.b);
+  (void)gemm_reference(o.ta, o.tb, s.m, s.n, s.k, std::abs(alpha), abs_a.data(), x.lda, abs_b.data(), x.ldb,
+                       std::abs(beta), bound.data(), x.ldc);
+  const GemmKernel::Epilogue epilogue{with_bias ? bias.data() : nullptr, relu};
+  Error e = GemmKernel(o.config).run(o.ta, o.tb, s.m, s.n, s.k, alpha, x.a.data(), x.lda, x.b.data(), x.ldb, beta,
+                                      got.data(), x.ldc, epilogue, o.path, o.threads);
+  if (e.is_bad()) return ::testing::AssertionFailure() << "run: " << e.message();
+  const double eps = std::numeric_limits<float>::epsilon();
+  for (std::int64_t i = 0; i < s.m; ++i) {
+    for (std::int64_t j = 0; j < x.ldc; ++j) {
+      const auto at = static_cast<std::size_t>(i * x.ldc + j);
+      if (j >= s.n) {
+        if (got[at] != float(kSentinel)) return ::testing::AssertionFailure() << "padding of C written at " << i << "," << j;
+        continue;
+      }
+      double want = static_cast<double>(expected[at]) + (with_bias ? bias[static_cast<std::size_t>(j)] : 0.0);
+      if (relu) want = std::max(want, 0.0);
+      const double b = static_cast<double>(bound[at]) + (with_bias ? std::abs(bias[static_cast<std::size_t>(j)]) : 0.0);
+      const double tolerance = 2.0 * static_cast<double>(s.k + 3) * eps * b + 1e-30;
+      if (!(std::abs(static_cast<double>(got[at]) - want) <= tolerance) || (relu && got[at] < 0.0f)) {
+        return ::testing::AssertionFailure() << "C(" << i << "," << j << ") = " << got[at] << ", expected " << want
+                                             << " for m=" << s.m << " n=" << s.n << " k=" << s.k;
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(GemmKernel, TheFusedBiasAndReluMatchTheReferenceOnEveryPath) {
+  for (CpuIsa isa : {CpuIsa::PORTABLE, CpuIsa::AVX2, CpuIsa::AVX512}) {
+    auto forced = ScopedIsa::force(isa);
+    if (!forced.ok()) continue;
+    for (GemmPath path : {GemmPath::PACKED, GemmPath::STREAMED_B, GemmPath::STREAMED_ROWS}) {
+      for (const Shape3& s : {Shape3{3, 45, 300}, Shape3{37, 23, 29}, Shape3{97, 89, 101}, Shape3{7, 70, 0}}) {
+        for (int threads : {1, 2}) {
+          Options o;
+          o.path = path;
+          o.threads = threads;
+          o.config.parallel_fmas_per_work_unit = 1000;
+          o.config.algorithm_tile_k = 64;  // several depth blocks
+          o.config.algorithm_streamed_tile_k = 40;
+          for (Transpose tb : kTransposes) {
+            o.tb = tb;
+            for (double beta : {0.0, 0.75}) {
+              o.beta = beta;
+              for (auto [bias, relu] : {std::pair{true, true}, std::pair{true, false}, std::pair{false, true}}) {
+                EXPECT_TRUE(epilogue_matches(s, o, bias, relu))
+                    << to_string(isa) << " path " << static_cast<int>(path) << " threads " << threads << " tb "
+                    << (tb == Transpose::YES) << " beta " << beta << " bias " << bias << " relu " << relu;
+              }
+            }
+          }
+        }
+      }
+    }
+    Options none;
+    none.alpha = 0.0;  // C = beta C, then the epilogue
+    EXPECT_TRUE(epilogue_matches({5, 33, 7}, none, true, true)) << to_string(isa);
   }
 }
 

@@ -3,7 +3,10 @@
 // (k steps of MR rows, [k][MR]) by one B micro-panel (k rows of NR contiguous
 // columns, row p at b + p * rs_b) and writes the MR x NR tile of a row-major C:
 //   C = alpha * A*B + beta * C,   C not read when beta == 0,
-// for the first `rows` rows of the tile only (rows <= MR: the last row block).
+// for the first `rows` rows of the tile only (rows <= MR: the last row block),
+// then, still in registers, + bias (NR values, one per column; none when
+// null) and max(., 0) when relu: the Gemm's epilogue on a tile's last depth
+// block.
 // Plain function pointers and a plain struct, so that the *_avx512.cpp and
 // *_avx2.cpp files define nothing that other files instantiate too.
 #pragma once
@@ -13,9 +16,11 @@
 namespace tunekit::cpu::gemm_detail {
 
 using MicroKernelF32 = void (*)(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c,
-                                std::int64_t ldc, float alpha, float beta, std::int64_t rows);
+                                std::int64_t ldc, float alpha, float beta, std::int64_t rows, const float* bias,
+                                bool relu);
 using MicroKernelF64 = void (*)(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c,
-                                std::int64_t ldc, double alpha, double beta, std::int64_t rows);
+                                std::int64_t ldc, double alpha, double beta, std::int64_t rows, const double* bias,
+                                bool relu);
 
 // Packs one full MR-row micro-panel of a row-major (not transposed) A: row i
 // at src + i * lda, kc columns, into dst as [kc][MR]. Every path has one.

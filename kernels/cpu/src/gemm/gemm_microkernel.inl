@@ -12,7 +12,7 @@
 
 template <typename S, int R>
 void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std::int64_t rs_b, typename S::T* c,
-            std::int64_t ldc, typename S::T alpha, typename S::T beta) {
+            std::int64_t ldc, typename S::T alpha, typename S::T beta, const typename S::T* bias, bool relu) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
   V c0[R], c1[R];
@@ -49,17 +49,41 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
   if (beta == typename S::T(0)) {
 #pragma GCC unroll 12
     for (int i = 0; i < R; ++i) {
-      S::store(c + i * ldc, S::mul(va, c0[i]));
-      S::store(c + i * ldc + L, S::mul(va, c1[i]));
+      c0[i] = S::mul(va, c0[i]);
+      c1[i] = S::mul(va, c1[i]);
     }
   } else {
     const V vb = S::set1(beta);
 #pragma GCC unroll 12
     for (int i = 0; i < R; ++i) {
-      typename S::T* row = c + i * ldc;
-      S::store(row, S::fma(va, c0[i], S::mul(vb, S::load(row))));
-      S::store(row + L, S::fma(va, c1[i], S::mul(vb, S::load(row + L))));
+      const typename S::T* row = c + i * ldc;
+      c0[i] = S::fma(va, c0[i], S::mul(vb, S::load(row)));
+      c1[i] = S::fma(va, c1[i], S::mul(vb, S::load(row + L)));
     }
+  }
+  // The epilogue on the registers, before the only store of the tile: the
+  // sums are rounded as a product stored and then read back would be.
+  if (bias != nullptr) {
+    const V b0 = S::load(bias);
+    const V b1 = S::load(bias + L);
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) {
+      c0[i] = S::add(c0[i], b0);
+      c1[i] = S::add(c1[i], b1);
+    }
+  }
+  if (relu) {
+    // max with 0 as the second operand: a NaN or -0 becomes 0, as x > 0 ? x : 0 gives.
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) {
+      c0[i] = S::max(c0[i], S::zero());
+      c1[i] = S::max(c1[i], S::zero());
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) {
+    S::store(c + i * ldc, c0[i]);
+    S::store(c + i * ldc + L, c1[i]);
   }
 }
 
@@ -67,19 +91,19 @@ void kernel(std::int64_t k, const typename S::T* a, const typename S::T* b, std:
 template <typename S, int... R>
 void kernel_for_rows(std::integer_sequence<int, R...>, std::int64_t k, const typename S::T* a, const typename S::T* b,
                      std::int64_t rs_b, typename S::T* c, std::int64_t ldc, typename S::T alpha, typename S::T beta,
-                     std::int64_t rows) {
+                     std::int64_t rows, const typename S::T* bias, bool relu) {
   using T = typename S::T;
-  using Kernel = void (*)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T);
+  using Kernel = void (*)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, const T*, bool);
   static constexpr Kernel kKernels[] = {kernel<S, R + 1>...};
-  kKernels[std::clamp<std::int64_t>(rows, 1, kMr) - 1](k, a, b, rs_b, c, ldc, alpha, beta);
+  kKernels[std::clamp<std::int64_t>(rows, 1, kMr) - 1](k, a, b, rs_b, c, ldc, alpha, beta, bias, relu);
 }
 
 void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
-                float alpha, float beta, std::int64_t rows) {
-  kernel_for_rows<F32>(std::make_integer_sequence<int, kMr>{}, k, a, b, rs_b, c, ldc, alpha, beta, rows);
+                float alpha, float beta, std::int64_t rows, const float* bias, bool relu) {
+  kernel_for_rows<F32>(std::make_integer_sequence<int, kMr>{}, k, a, b, rs_b, c, ldc, alpha, beta, rows, bias, relu);
 }
 void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
-                double alpha, double beta, std::int64_t rows) {
-  kernel_for_rows<F64>(std::make_integer_sequence<int, kMr>{}, k, a, b, rs_b, c, ldc, alpha, beta, rows);
+                double alpha, double beta, std::int64_t rows, const double* bias, bool relu) {
+  kernel_for_rows<F64>(std::make_integer_sequence<int, kMr>{}, k, a, b, rs_b, c, ldc, alpha, beta, rows, bias, relu);
 }
 

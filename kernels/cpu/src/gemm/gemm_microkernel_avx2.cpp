@@ -26,6 +26,8 @@ struct F32 {
   static V set1(T x) { return _mm256_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static void store(T* p, V v) { _mm256_storeu_ps(p, v); }
 };
 
@@ -38,6 +40,8 @@ struct F64 {
   static V set1(T x) { return _mm256_set1_pd(x); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V max(V a, V b) { return _mm256_max_pd(a, b); }
   static void store(T* p, V v) { _mm256_storeu_pd(p, v); }
 };
 

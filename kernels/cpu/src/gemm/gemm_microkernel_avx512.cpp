@@ -4,12 +4,11 @@
 // B micro-panel of tile_k rows (tile_k * 128 bytes) is what stays in L1.
 // Compiled with -mavx512f/bw/vl/dq; everything but the entry point is in an
 // anonymous namespace (tunekit/cpu/isa.hpp).
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
+#include "../elementwise/x86_intrinsics.hpp"  // <immintrin.h>, without GCC 12's false warnings
 #include "gemm_microkernel.hpp"
 
 namespace tunekit::cpu::gemm_detail {
@@ -26,6 +25,8 @@ struct F32 {
   static V set1(T x) { return _mm512_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
   static void store(T* p, V v) { _mm512_storeu_ps(p, v); }
 };
 
@@ -38,6 +39,8 @@ struct F64 {
   static V set1(T x) { return _mm512_set1_pd(x); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V max(V a, V b) { return _mm512_max_pd(a, b); }
   static void store(T* p, V v) { _mm512_storeu_pd(p, v); }
 };
 

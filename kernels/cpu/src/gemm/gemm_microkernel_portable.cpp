@@ -12,7 +12,7 @@ constexpr int kNr = 8;
 
 template <typename T>
 void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std::int64_t ldc, T alpha, T beta,
-            std::int64_t rows) {
+            std::int64_t rows, const T* bias, bool relu) {
   T acc[kMr][kNr] = {};
   for (std::int64_t p = 0; p < k; ++p) {
     for (int i = 0; i < kMr; ++i) {
@@ -23,17 +23,21 @@ void kernel(std::int64_t k, const T* a, const T* b, std::int64_t rs_b, T* c, std
   }
   for (int i = 0; i < kMr && i < rows; ++i) {
     T* row = c + i * ldc;
-    for (int j = 0; j < kNr; ++j) row[j] = beta == T(0) ? alpha * acc[i][j] : std::fma(alpha, acc[i][j], beta * row[j]);
+    for (int j = 0; j < kNr; ++j) {
+      T x = beta == T(0) ? alpha * acc[i][j] : std::fma(alpha, acc[i][j], beta * row[j]);
+      if (bias != nullptr) x += bias[j];
+      row[j] = relu ? (x > T(0) ? x : T(0)) : x;
+    }
   }
 }
 
 void kernel_f32(std::int64_t k, const float* a, const float* b, std::int64_t rs_b, float* c, std::int64_t ldc,
-                float alpha, float beta, std::int64_t rows) {
-  kernel<float>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
+                float alpha, float beta, std::int64_t rows, const float* bias, bool relu) {
+  kernel<float>(k, a, b, rs_b, c, ldc, alpha, beta, rows, bias, relu);
 }
 void kernel_f64(std::int64_t k, const double* a, const double* b, std::int64_t rs_b, double* c, std::int64_t ldc,
-                double alpha, double beta, std::int64_t rows) {
-  kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta, rows);
+                double alpha, double beta, std::int64_t rows, const double* bias, bool relu) {
+  kernel<double>(k, a, b, rs_b, c, ldc, alpha, beta, rows, bias, relu);
 }
 
 // One full kMr-row micro-panel of a plain A: 8 columns of the rows at a time

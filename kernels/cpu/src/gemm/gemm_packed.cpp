@@ -32,7 +32,7 @@ thread_local gd::Workspace t_pack_b;
 template <typename T>
 struct MicroKernel {
   std::int64_t mr, nr;
-  void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t);
+  void (*fn)(std::int64_t, const T*, const T*, std::int64_t, T*, std::int64_t, T, T, std::int64_t, const T*, bool);
   void (*pack_a)(const T*, std::int64_t, std::int64_t, T*) noexcept;   // full panels of a plain A
   void (*pack_bt)(const T*, std::int64_t, std::int64_t, T*) noexcept;  // full panels of a transposed B
   void (*row_stream)(std::int64_t, const T*, std::int64_t, const T*, std::int64_t, T*, std::int64_t, std::int64_t);
@@ -67,7 +67,26 @@ struct Problem {
   T beta;
   T* c;
   std::int64_t ldc;
+  // The epilogue (GemmKernel::Epilogue): n values added to every row of C, then max(., 0).
+  const T* bias = nullptr;
+  bool relu = false;
+  bool has_epilogue() const noexcept { return bias != nullptr || relu; }
 };
+
+// The epilogue on `rows` x `cols` elements of C at c whose first column is
+// column `col` of C: where no micro-kernel applied it in its registers.
+template <typename T>
+void finish_block(const Problem<T>& p, T* c, std::int64_t col, std::int64_t rows, std::int64_t cols) noexcept {
+  if (!p.has_epilogue()) return;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    T* row = c + i * p.ldc;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      T x = row[j];
+      if (p.bias != nullptr) x += p.bias[col + j];
+      row[j] = p.relu ? (x > T(0) ? x : T(0)) : x;
+    }
+  }
+}
 
 // Rows [ic, ic + mc) x depth [pc, pc + kc) of op(A) as MR-row micro-panels
 // ([kc][mr] each), rows past mc zero.
@@ -151,21 +170,29 @@ void pack_b_panels(const Problem<T>& p, std::int64_t pc, std::int64_t kc, std::i
 
 // One rows x cols tile of C. The micro-kernel writes the first `rows` rows
 // itself; a tile narrower than NR goes through a scratch tile so that the
-// micro-kernel never writes outside C.
+// micro-kernel never writes outside C. `bias` (the tile's first column's
+// value; null: none) and `relu` are the epilogue, given on the tile's last
+// depth block only.
 template <typename T>
 void tile(const MicroKernel<T>& u, std::int64_t kc, const T* ap, const T* bp, std::int64_t rs_b, T* c,
-          std::int64_t ldc, std::int64_t rows, std::int64_t cols, T alpha, T beta) noexcept {
+          std::int64_t ldc, std::int64_t rows, std::int64_t cols, T alpha, T beta, const T* bias = nullptr,
+          bool relu = false) noexcept {
   if (cols == u.nr) {
-    u.fn(kc, ap, bp, rs_b, c, ldc, alpha, beta, rows);
+    u.fn(kc, ap, bp, rs_b, c, ldc, alpha, beta, rows, bias, relu);
     return;
   }
   alignas(64) T scratch[gd::kMaxTileElements];
-  u.fn(kc, ap, bp, rs_b, scratch, u.nr, T(1), T(0), rows);
+  u.fn(kc, ap, bp, rs_b, scratch, u.nr, T(1), T(0), rows, nullptr, false);
   for (std::int64_t i = 0; i < rows; ++i) {
     T* row = c + i * ldc;
     const T* s = scratch + i * u.nr;
-    // Rounded as the micro-kernels do: one fma of alpha * AB onto beta * C.
-    for (std::int64_t j = 0; j < cols; ++j) row[j] = beta == T(0) ? alpha * s[j] : std::fma(alpha, s[j], beta * row[j]);
+    // Rounded as the micro-kernels do: one fma of alpha * AB onto beta * C,
+    // then the bias, then ReLU.
+    for (std::int64_t j = 0; j < cols; ++j) {
+      T x = beta == T(0) ? alpha * s[j] : std::fma(alpha, s[j], beta * row[j]);
+      if (bias != nullptr) x += bias[j];
+      row[j] = relu ? (x > T(0) ? x : T(0)) : x;
+    }
   }
 }
 
@@ -211,6 +238,9 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
       for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
         const std::int64_t kc = std::min(kc_max, p.k - pc);
         const T beta = pc == 0 ? p.beta : T(1);
+        // The epilogue with the last depth block, when the sums are final.
+        const bool last = pc + kc == p.k;
+        const bool relu = last && p.relu;
         // Each thread packs the micro-panels its tasks use most (the same
         // static split), then all wait for the whole block.
         pack_b_panels(p, pc, kc, jc, nc, panels * omp_get_thread_num() / team,
@@ -231,9 +261,10 @@ Error run_packed(const Problem<T>& p, const GemmPackedTuning& config, int thread
             const std::int64_t j = q * u.nr;
             const std::int64_t cols = std::min(u.nr, nc - j);
             const T* bp = b_buffer + q * kc * u.nr;
+            const T* bias = last && p.bias != nullptr ? p.bias + jc + j : nullptr;
             for (std::int64_t ir = 0; ir < mc; ir += u.mr) {
               tile(u, kc, my_a + (ir / u.mr) * kc * u.mr, bp, u.nr, p.c + (ic + ir) * p.ldc + jc + j, p.ldc,
-                   std::min(u.mr, mc - ir), cols, p.alpha, beta);
+                   std::min(u.mr, mc - ir), cols, p.alpha, beta, bias, relu);
             }
           }
         }
@@ -273,9 +304,11 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
     for (std::int64_t pc = 0; pc < p.k; pc += kc_max) {
       const std::int64_t kc = std::min(kc_max, p.k - pc);
       const T beta = pc == 0 ? p.beta : T(1);
+      const bool last = pc + kc == p.k;
       for (std::int64_t q = q_begin; q < q_end; ++q) {
         const std::int64_t j = q * u.nr;
         const std::int64_t cols = std::min(u.nr, p.n - j);
+        const T* bias = last && p.bias != nullptr ? p.bias + j : nullptr;
         const T* bp = p.b + pc * p.ldb + j;
         std::int64_t rs_b = p.ldb;
         // A transposed B or the last, partial panel is packed: a micro-kernel
@@ -288,7 +321,7 @@ Error run_streamed(const Problem<T>& p, const GemmPackedTuning& config, int thre
         for (std::int64_t ir = 0; ir < p.m; ir += u.mr) {
           // Packed A is [k][mr] per row group: the block of depth pc starts at pc * mr.
           tile(u, kc, a_buffer + (ir / u.mr) * p.k * u.mr + pc * u.mr, bp, rs_b, p.c + ir * p.ldc + j, p.ldc,
-               std::min(u.mr, p.m - ir), cols, p.alpha, beta);
+               std::min(u.mr, p.m - ir), cols, p.alpha, beta, bias, last && p.relu);
         }
       }
     }
@@ -336,6 +369,7 @@ Error run_row_streamed(const Problem<T>& p, int threads) {
         for (std::int64_t x = 0; x < cols; ++x) row[x] = p.beta == T(0) ? T(0) : p.beta * row[x];
       }
       u.row_stream(p.k, packed, p.m, p.b + j, p.ldb, p.c + j, p.ldc, cols);
+      finish_block(p, p.c + j, j, p.m, cols);  // the block is still in L2
     }
   });
   return Error::ok();
@@ -347,6 +381,7 @@ Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int
   if (p.m == 0 || p.n == 0) return Error::ok();
   if (p.alpha == T(0) || p.k == 0) {
     scale_c(p);
+    finish_block(p, p.c, 0, p.m, p.n);
     return Error::ok();
   }
   if (path == GemmPath::AUTO) path = kernel.choose_path(p.m, p.n, p.k, p.tb);
@@ -402,6 +437,15 @@ Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n
                       const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
                       std::int64_t ldc, GemmPath path, int threads) const {
   return run_gemm<float>(*this, {ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, path, threads);
+}
+
+Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                      const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                      std::int64_t ldc, const Epilogue& epilogue, GemmPath path, int threads) const {
+  Problem<float> p{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+  p.bias = epilogue.bias;
+  p.relu = epilogue.relu;
+  return run_gemm<float>(*this, p, path, threads);
 }
 
 Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
