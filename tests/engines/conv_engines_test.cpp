@@ -248,6 +248,38 @@ TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
   }
 }
 
+// A NaN in X reaches every output it enters (without ReLU) on every
+// instruction-set path: the tiles' bias and store path keep it a NaN.
+TEST_F(ConvEngines, DirectPropagatesANaNOfTheInput) {
+  const ConvCase c{1, 16, 6, 6, 32, 1, 1, 0, 1, 1, true, true, false};
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    SCOPED_TRACE(std::string(cpu::to_string(isa)));
+    auto forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    std::vector<float> x = random_values(static_cast<std::size_t>(c.n * c.c * c.h * c.w), 31);
+    const std::vector<float> w = random_values(static_cast<std::size_t>(c.k * c.c), 32);
+    const std::vector<float> bias = random_values(static_cast<std::size_t>(c.k), 33);
+    const std::int64_t poisoned_pixel = 2 * c.w + 3;
+    x[static_cast<std::size_t>(poisoned_pixel * c.c + 5)] = std::nanf("");
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    ASSERT_TRUE(graph.create_execution_plan_ext(kConvTunekitDirectEngine, {}).is_good());
+    ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+    std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
+    std::vector<float> out(static_cast<std::size_t>(c.k * c.h * c.w), 0.0f);
+    VariantPack pack{{1, x.data()}, {2, const_cast<float*>(w.data())}, {3, const_cast<float*>(bias.data())},
+                     {4, out.data()}};
+    ASSERT_TRUE(graph.execute(handle_.get(), pack, workspace.data()).is_good());
+    for (std::int64_t pixel = 0; pixel < c.h * c.w; ++pixel) {
+      for (std::int64_t k = 0; k < c.k; ++k) {
+        const float y = out[static_cast<std::size_t>(pixel * c.k + k)];
+        EXPECT_EQ(std::isnan(y), pixel == poisoned_pixel) << "pixel " << pixel << " channel " << k << ": " << y;
+      }
+    }
+  }
+}
+
 TEST_F(ConvEngines, OneByOneMatchesTheReferenceAndRefusesOtherFilters) {
   for (const ConvCase& c : general_cases()) {
     Graph graph;

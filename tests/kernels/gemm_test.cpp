@@ -332,6 +332,7 @@ TEST(GemmKernel, TheFusedBiasAndReluMatchTheReferenceOnEveryPath) {
           o.threads = threads;
           o.config.parallel_fmas_per_work_unit = 1000;
           o.config.algorithm_tile_k = 64;  // several depth blocks
+          o.config.algorithm_tile_n = 32;  // several column blocks: the bias's offset of each
           o.config.algorithm_streamed_tile_k = 40;
           for (Transpose tb : kTransposes) {
             o.tb = tb;

@@ -226,12 +226,24 @@ TEST(GemmWidening, TheEpilogueBeforeNarrowingSeesTheFloatProductAndIsRoundedOnce
       seen_threads = threads;
       for (std::int64_t i = 0; i < m * ld; ++i) c[i] = c[i] * 3.0f - 0.3f;
     };
-    ASSERT_TRUE(GemmKernel(GemmPackedTuning{}, GemmWideningTuning{}, 2)
+    // The hook gets the product's team: two threads where the product has
+    // work for two (one multiply-add per work unit), one for the same
+    // product at the portable threshold.
+    GemmPackedTuning parallel;
+    parallel.parallel_fmas_per_work_unit = 1;
+    ASSERT_TRUE(GemmKernel(parallel, GemmWideningTuning{}, 2)
                     .run(type, Transpose::NO, Transpose::NO, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
                          hooked.data(), ldc, hook)
                     .is_good());
     EXPECT_EQ(seen_ldc, n);
     EXPECT_EQ(seen_threads, 2);
+    std::vector<std::uint16_t> serial = plain;
+    int serial_threads = 0;
+    ASSERT_TRUE(GemmKernel(GemmPackedTuning{}, GemmWideningTuning{}, 2)
+                    .run(type, Transpose::NO, Transpose::NO, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
+                         serial.data(), ldc, [&](float*, std::int64_t, int threads) { serial_threads = threads; })
+                    .is_good());
+    EXPECT_EQ(serial_threads, 1);
     ASSERT_EQ(seen.size(), static_cast<std::size_t>(m * n));
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t j = 0; j < ldc; ++j) {

@@ -32,6 +32,7 @@ TEST(Team, ATeamOfOneRunsOnTheCallingThreadOutsideARegion) {
 }
 
 TEST(Team, ALargerTeamRunsTheBodyOnEachOfItsThreads) {
+  if (omp_get_dynamic() || omp_get_thread_limit() < 3) GTEST_SKIP() << "OpenMP may give a smaller team here";
   std::mutex lock;
   std::multiset<int> seen;
   std::vector<int> sizes;
@@ -40,7 +41,7 @@ TEST(Team, ALargerTeamRunsTheBodyOnEachOfItsThreads) {
     seen.insert(omp_get_thread_num());
     sizes.push_back(omp_get_num_threads());
   });
-  ASSERT_EQ(seen.size(), 3u);  // OpenMP gives the team asked for (dynamic adjustment is off by default)
+  ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen, (std::multiset<int>{0, 1, 2}));
   EXPECT_EQ(sizes, (std::vector<int>{3, 3, 3}));
 }
@@ -50,9 +51,9 @@ TEST(Team, InsideAnActiveRegionATeamOfOneIsARegionOfItsOwn) {
 #pragma omp parallel num_threads(2)
   {
     run_on_team(1, [&] {
+      // The enclosing team's numbers here would say 2 threads (and split
+      // the body's work between both, each doing half of its own product).
       if (omp_get_num_threads() != 1 || omp_get_thread_num() != 0) ++wrong;
-      // A barrier of the enclosing team here would wait for the other
-      // thread's body, which never reaches it.
 #pragma omp barrier
       ++bodies;
     });

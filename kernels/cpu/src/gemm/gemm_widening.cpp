@@ -110,7 +110,8 @@ Error GemmKernel::run(DataType type, Transpose ta, Transpose tb, std::int64_t m,
       e.is_bad()) {
     return e;
   }
-  if (before_narrowing) before_narrowing(wide_c, n, maximum);
+  // On the product's team: a product too small for a team has an epilogue too small for one.
+  if (before_narrowing) before_narrowing(wide_c, n, choose_threads(m, n, k, maximum));
   gd::narrow_matrix(type, wide_c, m, n, c, ldc, conversion_threads(m * n, maximum));
   return Error::ok();
 }

@@ -47,13 +47,28 @@ void tile(const DirectConvRow& a, std::int64_t first) {
   // The common case, kept on the registers: a tile of 1x1 filter does only
   // 64 channels of work, and the general finish's round trip of the sums
   // through memory cost a fifth of it.
-  const V b0 = a.bias != nullptr ? S::load(a.bias) : S::zero();
-  const V b1 = a.bias != nullptr ? S::load(a.bias + L) : S::zero();
-  const V floor = a.relu ? S::zero() : S::set1(-__builtin_inff());
+  if (a.bias != nullptr) {
+    const V b0 = S::load(a.bias);
+    const V b1 = S::load(a.bias + L);
+#pragma GCC unroll 16
+    for (int i = 0; i < NP; ++i) {
+      c0[i] = S::add(c0[i], b0);
+      c1[i] = S::add(c1[i], b1);
+    }
+  }
+  // Only with ReLU: max passes its second operand for a NaN, and a NaN sum
+  // without ReLU must stay NaN.
+  if (a.relu) {
+#pragma GCC unroll 16
+    for (int i = 0; i < NP; ++i) {
+      c0[i] = S::max(c0[i], S::zero());
+      c1[i] = S::max(c1[i], S::zero());
+    }
+  }
 #pragma GCC unroll 16
   for (int i = 0; i < NP; ++i) {
-    S::store(y + i * a.y_pixel_step, S::max(S::add(c0[i], b0), floor));
-    S::store(y + i * a.y_pixel_step + L, S::max(S::add(c1[i], b1), floor));
+    S::store(y + i * a.y_pixel_step, c0[i]);
+    S::store(y + i * a.y_pixel_step + L, c1[i]);
   }
 }
 

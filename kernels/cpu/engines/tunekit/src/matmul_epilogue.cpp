@@ -1,5 +1,4 @@
 // The bias and activation epilogue of the CPU matmul engines.
-#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
 
 #include <omp.h>
@@ -7,6 +6,7 @@
 #include <algorithm>
 
 #include "tunekit/cpu/elementwise_arrays.hpp"
+#include "tunekit/cpu/team.hpp"
 
 namespace tunekit::engines {
 namespace {

@@ -1,6 +1,6 @@
-// tunekit's matmul engines: the packed Gemm with a separate epilogue pass,
-// and a row split whose threads each multiply and finish their own rows.
-#include "tunekit/cpu/team.hpp"
+// tunekit's matmul engines: the Gemm with a bias and ReLU fused into its
+// tiles (GELU, sigmoid and tanh in a second pass), and a row split whose
+// threads each multiply and finish their own rows.
 #include "tunekit/engines/tunekit_engines.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 #include "tunekit/cpu/elementwise_arrays.hpp"
 #include "tunekit/cpu/gemm.hpp"
 #include "tunekit/cpu/register.hpp"
+#include "tunekit/cpu/team.hpp"
 #include "tunekit/engines/matmul_epilogue.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
 #include "tunekit/platform/cpu_device.hpp"
@@ -30,9 +31,9 @@ using graph::KnobValues;
 
 cpu::Transpose transpose(const MatrixOperand& x) { return x.transposed ? cpu::Transpose::YES : cpu::Transpose::NO; }
 
-// A float pattern runs the Gemm into C and the epilogue over it; a bfloat16
-// one runs the widening Gemm, whose float product takes the epilogue before
-// C is rounded, once.
+// A float pattern runs the Gemm into C with the bias and ReLU in its tiles,
+// or the epilogue over C after it; a bfloat16 one runs the widening Gemm,
+// whose float product takes the epilogue before C is rounded, once.
 class GemmThenEpilogue final : public ExecutionKernel {
  public:
   GemmThenEpilogue(MatmulPattern pattern, cpu::GemmKernel gemm, int threads)
@@ -98,12 +99,14 @@ class GemmThenEpilogue final : public ExecutionKernel {
   }
 
   // The threads that run the products of a batch side by side, one thread
-  // each: 1 (one product after another, each on the whole team) unless one
-  // product is too small for the Gemm to use the team and the batch as a
-  // whole is not. Attention's 12 products of 128 x 128 x 64 each ran on one
-  // thread, one after another.
+  // each: 1 (one product after another, each on its own team) unless one
+  // product is too small for the Gemm to run it on more than one thread and
+  // the batch as a whole is not. Attention's 12 products of 128 x 128 x 64
+  // each ran on one thread, one after another. (A product that takes a
+  // smaller team than the run's keeps it: two products of 8 threads each on
+  // 16 would otherwise run on 2.)
   int batch_team() const {
-    if (pattern_.batch < 2 || gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads_) >= threads_) return 1;
+    if (pattern_.batch < 2 || gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads_) > 1) return 1;
     return static_cast<int>(std::min<std::int64_t>(
         pattern_.batch, gemm_.team(pattern_.batch * pattern_.m, pattern_.n, pattern_.k, threads_)));
   }

@@ -111,8 +111,8 @@ class GemmKernel {
             float alpha, const std::uint16_t* a, std::int64_t lda, const std::uint16_t* b, std::int64_t ldb,
             float beta, std::uint16_t* c, std::int64_t ldc, GemmPath path = GemmPath::AUTO, int threads = 0) const;
   // The same, with `before_narrowing` called on the float product (a dense
-  // m x n matrix, leading dimension n) and the run's thread limit before C
-  // is rounded: an epilogue applied there (a bias, an activation) is rounded
+  // m x n matrix, leading dimension n) and the product's team
+  // (choose_threads(m, n, k, thread limit)) before C is rounded: an epilogue applied there (a bias, an activation) is rounded
   // once with the product instead of after it.
   using WideProductEpilogue = std::function<void(float* c, std::int64_t ldc, int threads)>;
   Error run(DataType type, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
