@@ -81,15 +81,25 @@ class ConvKernel final : public ExecutionKernel {
     // consecutive in W) and kg output channels; one Gemm each.
     const std::int64_t cg = p_.c / p_.groups, kg = p_.k / p_.groups;
     const std::int64_t crs = p_.c * p_.r * p_.s, crs_g = cg * p_.r * p_.s, pq = p_.p * p_.q, hw = p_.h * p_.w;
+    // NHWC: Y's columns are the output channels, so the bias and ReLU go
+    // into the Gemm's tiles (the group's kg channels from bias + g * kg);
+    // a second pass over a ResNet layer's 12.8 MB of Y cost as much as the
+    // product. NCHW: the bias runs along Y's rows, a pass after the Gemms.
+    const auto epilogue_of = [&](std::int64_t g) {
+      if (!p_.nhwc) return cpu::GemmKernel::Epilogue{};
+      return cpu::GemmKernel::Epilogue{b->bias != nullptr ? b->bias + g * kg : nullptr, p_.relu};
+    };
     const auto run = [&](Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                         std::int64_t lda, const float* bm, std::int64_t ldb, float* c, std::int64_t ldc) {
-      return gemm_.run(Transpose::NO, tb, m, n, k, 1.0f, a, lda, bm, ldb, 0.0f, c, ldc, cpu::GemmPath::AUTO, threads_);
+                         std::int64_t lda, const float* bm, std::int64_t ldb, float* c, std::int64_t ldc,
+                         std::int64_t g) {
+      return gemm_.run(Transpose::NO, tb, m, n, k, 1.0f, a, lda, bm, ldb, 0.0f, c, ldc, epilogue_of(g),
+                       cpu::GemmPath::AUTO, threads_);
     };
     if (strategy_ == Strategy::POINTWISE && p_.nhwc) {
       // The whole batch is one [N*H*W, cg] x [cg, kg] product per group.
       for (std::int64_t g = 0; g < p_.groups; ++g) {
         TUNEKIT_RETURN_IF_ERROR(run(Transpose::YES, p_.n * hw, kg, cg, b->x + g * cg, p_.c, b->w + g * kg * cg, cg,
-                                    b->y + g * kg, p_.k));
+                                    b->y + g * kg, p_.k, g));
       }
     } else {
       auto* col = static_cast<float*>(args.workspace);
@@ -100,18 +110,20 @@ class ConvKernel final : public ExecutionKernel {
         for (std::int64_t g = 0; g < p_.groups; ++g) {
           const float* w = b->w + g * kg * crs_g;
           if (strategy_ == Strategy::POINTWISE) {
-            TUNEKIT_RETURN_IF_ERROR(run(Transpose::NO, kg, hw, cg, w, cg, x + g * cg * hw, hw, y + g * kg * hw, hw));
+            TUNEKIT_RETURN_IF_ERROR(run(Transpose::NO, kg, hw, cg, w, cg, x + g * cg * hw, hw, y + g * kg * hw, hw, g));
           } else if (p_.nhwc) {
             // col is [P*Q, C*R*S]: the group's columns are consecutive.
-            TUNEKIT_RETURN_IF_ERROR(run(Transpose::YES, pq, kg, crs_g, col + g * crs_g, crs, w, crs_g, y + g * kg, p_.k));
+            TUNEKIT_RETURN_IF_ERROR(
+                run(Transpose::YES, pq, kg, crs_g, col + g * crs_g, crs, w, crs_g, y + g * kg, p_.k, g));
           } else {
             // col is [C*R*S, P*Q]: the group's rows are consecutive.
-            TUNEKIT_RETURN_IF_ERROR(run(Transpose::NO, kg, pq, crs_g, w, crs_g, col + g * crs_g * pq, pq, y + g * kg * pq, pq));
+            TUNEKIT_RETURN_IF_ERROR(
+                run(Transpose::NO, kg, pq, crs_g, w, crs_g, col + g * crs_g * pq, pq, y + g * kg * pq, pq, g));
           }
         }
       }
     }
-    apply_conv_epilogue(p_, b->bias, b->y, threads_);
+    if (!p_.nhwc) apply_conv_epilogue(p_, b->bias, b->y, threads_);
     return Error::ok();
   }
 
@@ -148,12 +160,12 @@ std::vector<std::shared_ptr<const graph::Engine>> make_conv_engines() {
   return {conv_engine(
               EngineDescriptor{kConvTunekitIm2colEngine, "CPU_CONV_TUNEKIT_IM2COL", {threads_knob()}, 12,
                                "each image's patches unrolled into the workspace, then tunekit's packed Gemm against "
-                               "the filter; the bias and relu in a second pass"},
+                               "the filter; the bias and relu in its tiles (NHWC) or a second pass (NCHW)"},
               Strategy::IM2COL),
           conv_engine(
               EngineDescriptor{kConvTunekit1x1Engine, "CPU_CONV_TUNEKIT_1X1", {threads_knob()}, 11,
                                "a 1x1 convolution with stride 1 as tunekit's packed Gemm (NHWC: one product for the "
-                               "whole batch)"},
+                               "whole batch, the bias and relu in its tiles)"},
               Strategy::POINTWISE),
           make_direct_conv_engine()};
 }
