@@ -77,16 +77,19 @@ struct Problem {
 
 // The epilogue on `rows` x `cols` elements of C at c whose first column is
 // column `col` of C: where no micro-kernel applied it in its registers.
+// One element of the epilogue: x plus its column's bias (none when null), then ReLU.
+template <typename T>
+T finished(T x, const T* bias, bool relu) noexcept {
+  if (bias != nullptr) x += *bias;
+  return relu ? (x > T(0) ? x : T(0)) : x;
+}
+
 template <typename T>
 void finish_block(const Problem<T>& p, T* c, std::int64_t col, std::int64_t rows, std::int64_t cols) noexcept {
   if (!p.has_epilogue()) return;
   for (std::int64_t i = 0; i < rows; ++i) {
     T* row = c + i * p.ldc;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      T x = row[j];
-      if (p.bias != nullptr) x += p.bias[col + j];
-      row[j] = p.relu ? (x > T(0) ? x : T(0)) : x;
-    }
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = finished(row[j], p.bias ? p.bias + col + j : nullptr, p.relu);
   }
 }
 
@@ -191,18 +194,19 @@ void tile(const MicroKernel<T>& u, std::int64_t kc, const T* ap, const T* bp, st
     // Rounded as the micro-kernels do: one fma of alpha * AB onto beta * C,
     // then the bias, then ReLU.
     for (std::int64_t j = 0; j < cols; ++j) {
-      T x = beta == T(0) ? alpha * s[j] : std::fma(alpha, s[j], beta * row[j]);
-      if (bias != nullptr) x += bias[j];
-      row[j] = relu ? (x > T(0) ? x : T(0)) : x;
+      const T x = beta == T(0) ? alpha * s[j] : std::fma(alpha, s[j], beta * row[j]);
+      row[j] = finished(x, bias ? bias + j : nullptr, relu);
     }
   }
 }
 
+// C's `rows` x `cols` elements at c times beta (0 when beta is 0, so that a
+// NaN there is never read into the result).
 template <typename T>
-void scale_c(const Problem<T>& p) noexcept {
-  for (std::int64_t i = 0; i < p.m; ++i) {
-    T* row = p.c + i * p.ldc;
-    for (std::int64_t j = 0; j < p.n; ++j) row[j] = p.beta == T(0) ? T(0) : p.beta * row[j];
+void scale_block(const Problem<T>& p, T* c, std::int64_t rows, std::int64_t cols) noexcept {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    T* row = c + i * p.ldc;
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = p.beta == T(0) ? T(0) : p.beta * row[j];
   }
 }
 
@@ -370,10 +374,7 @@ Error run_row_streamed(const Problem<T>& p, int threads) {
     const std::int64_t end = std::min(p.n, chunks * (me + 1) / team * chunk);
     for (std::int64_t j = begin; j < end; j += width) {
       const std::int64_t cols = std::min(width, end - j);
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        T* row = p.c + i * p.ldc + j;
-        for (std::int64_t x = 0; x < cols; ++x) row[x] = p.beta == T(0) ? T(0) : p.beta * row[x];
-      }
+      scale_block(p, p.c + j, p.m, cols);
       u.row_stream(p.k, packed, p.m, p.b + j, p.ldb, p.c + j, p.ldc, cols);
       finish_block(p, p.c + j, j, p.m, cols);  // the block is still in L2
     }
@@ -386,7 +387,7 @@ Error run_gemm(const GemmKernel& kernel, const Problem<T>& p, GemmPath path, int
   if (Error e = gd::check_arguments(p.ta, p.tb, p.m, p.n, p.k, p.lda, p.ldb, p.ldc); e.is_bad()) return e;
   if (p.m == 0 || p.n == 0) return Error::ok();
   if (p.alpha == T(0) || p.k == 0) {
-    scale_c(p);
+    scale_block(p, p.c, p.m, p.n);
     finish_block(p, p.c, 0, p.m, p.n);
     return Error::ok();
   }
@@ -442,7 +443,7 @@ int GemmKernel::choose_threads(std::int64_t m, std::int64_t n, std::int64_t k, i
 Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                       const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
                       std::int64_t ldc, GemmPath path, int threads) const {
-  return run_gemm<float>(*this, {ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, path, threads);
+  return run(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, Epilogue{}, path, threads);
 }
 
 Error GemmKernel::run(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,

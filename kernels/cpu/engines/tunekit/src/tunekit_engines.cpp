@@ -81,15 +81,12 @@ class GemmThenEpilogue final : public ExecutionKernel {
     const bool fused = pattern_.activation == Activation::NONE || pattern_.activation == Activation::RELU;
     return for_each_product([&](std::int64_t index, int threads) {
       const MatmulBuffers x = buffers->at_batch(pattern_, index);
-      if (fused) {
-        return gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n, pattern_.k, 1.0f, x.a,
-                         pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c, pattern_.ldc,
-                         cpu::GemmKernel::Epilogue{x.bias, pattern_.activation == Activation::RELU},
-                         cpu::GemmPath::AUTO, threads);
-      }
+      const cpu::GemmKernel::Epilogue in_tiles =
+          fused ? cpu::GemmKernel::Epilogue{x.bias, pattern_.activation == Activation::RELU} : cpu::GemmKernel::Epilogue{};
       TUNEKIT_RETURN_IF_ERROR(gemm_.run(transpose(pattern_.a), transpose(pattern_.b), pattern_.m, pattern_.n,
                                         pattern_.k, 1.0f, x.a, pattern_.a.ld, x.b, pattern_.b.ld, 0.0f, x.c,
-                                        pattern_.ldc, cpu::GemmPath::AUTO, threads));
+                                        pattern_.ldc, in_tiles, cpu::GemmPath::AUTO, threads));
+      if (fused) return Error::ok();
       // On the product's team: a product too small for a team has an
       // epilogue too small for one (two threads made a 16 x 8 product's
       // bias and ReLU take 6.8 us instead of 3.3).
