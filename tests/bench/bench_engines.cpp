@@ -31,6 +31,7 @@
 
 #include "tunekit/engines/blis_engines.hpp"
 #include "tunekit/engines/conv_pattern.hpp"
+#include "tunekit/cpu/register.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "tunekit/engines/libxsmm_engines.hpp"
 #include "tunekit/engines/matmul_pattern.hpp"
@@ -74,6 +75,9 @@ struct Candidate {
 class Bench {
  public:
   explicit Bench(Options options) : options_(options) {
+    // The committed processor profiles, as `tunekit tune` registers them: the
+    // Gemm of tunekit's engines runs this processor's profile if it has one.
+    cpu::register_tunekit_cpu();
     auto registry = std::make_shared<EngineRegistry>();
     if (engines::register_cpu_engines(*registry).is_bad()) std::abort();
     registry_ = registry;
@@ -136,6 +140,18 @@ class Bench {
     return medians;
   }
 
+  // The values of an engine's `configuration` knob other than its default
+  // (BLIS's configurations besides the detected one).
+  static std::vector<std::string> other_configurations(const graph::EngineDescriptor& descriptor) {
+    std::vector<std::string> names;
+    const graph::Knob* knob = descriptor.find_knob("configuration");
+    if (knob == nullptr) return names;
+    for (const KnobValue& value : knob->allowed_values) {
+      if (value != knob->default_value && value.as_string()) names.push_back(*value.as_string());
+    }
+    return names;
+  }
+
   // Times each non-reference engine that applies, at its defaults and on one
   // thread; oneDNN's convolution also with its direct algorithm (the
   // reference of tunekit's convolutions).
@@ -149,6 +165,12 @@ class Bench {
       if (id == engines::kConvOnednnEngine) {
         knob_sets.push_back({{"algorithm", std::string("direct")}});
         knob_sets.push_back({{"algorithm", std::string("direct")}, {"threads", std::int64_t{1}}});
+      }
+      // BLIS in each configuration it holds and this processor runs: the one
+      // it detects may be its generic one (BLIS 0.9 on a Zen 5).
+      for (const std::string& configuration : other_configurations(engine->descriptor())) {
+        knob_sets.push_back({{"configuration", configuration}});
+        knob_sets.push_back({{"configuration", configuration}, {"threads", std::int64_t{1}}});
       }
       for (const auto& knobs : knob_sets) {
         Graph graph = make();
@@ -548,9 +570,9 @@ int main(int argc, char** argv) {
 
   report_nearest_shapes(bench, files, cases, options);
 
-  std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (ratio: the faster's time over tunekit's;"
+  std::printf("\ntunekit's matmul against the faster of OpenBLAS and BLIS (BLIS in the fastest of its configurations this processor runs; ratio: the faster's time over tunekit's;"
               " oneDNN beside them)\n");
-  std::printf("%-14s %8s %12s %12s %12s %12s %10s\n", "square", "threads", "tunekit ms", "openblas ms", "blis ms",
+  std::printf("%-14s %8s %12s %12s %12s %12s %10s\n", "square", "threads", "tunekit ms", "openblas ms", "blis ms (config)",
               "onednn ms", "ratio");
   const std::vector<std::int64_t> squares = options.quick ? std::vector<std::int64_t>{1024}
                                                           : std::vector<std::int64_t>{1024, 2048};
@@ -560,17 +582,34 @@ int main(int argc, char** argv) {
     Buffers buffers(probe.operation_graph());
     const int hardware = static_cast<int>(device.execution().effective_threads);
     for (int threads : std::set<int>{1, std::min(2, hardware)}) {
+      // BLIS in its detected configuration and in each other one it holds
+      // that this processor runs; its fastest is the one compared.
+      std::vector<std::pair<std::int64_t, std::map<std::string, KnobValue>>> plans{
+          {engines::kMatmulTunekitEngine, {}}, {engines::kMatmulOpenblasEngine, {}},
+          {engines::kMatmulOnednnEngine, {}}, {engines::kMatmulBlisEngine, {}}};
+      std::vector<std::string> blis_names{engines::blis_configuration()};
+      if (const auto* blis = bench.registry().find(engines::kMatmulBlisEngine)) {
+        for (const std::string& configuration : Bench::other_configurations(blis->descriptor())) {
+          plans.push_back({engines::kMatmulBlisEngine, {{"configuration", configuration}}});
+          blis_names.push_back(configuration);
+        }
+      }
       std::vector<Graph> graphs;
-      for (std::int64_t engine : {engines::kMatmulTunekitEngine, engines::kMatmulOpenblasEngine,
-                                  engines::kMatmulBlisEngine, engines::kMatmulOnednnEngine}) {
+      for (auto& [engine, knobs] : plans) {
+        knobs["threads"] = std::int64_t{threads};
         graphs.push_back(make());
-        (void)graphs.back().create_execution_plan_ext(engine, {{"threads", std::int64_t{threads}}});
+        (void)graphs.back().create_execution_plan_ext(engine, knobs);
         (void)graphs.back().build_plans(BuildPlanPolicy::ALL);
       }
       const std::vector<double> ms = bench.time_plans_interleaved(graphs, buffers);
-      const double tk = ms[0], ob = ms[1], bl = ms[2], dn = ms[3];
-      std::printf("%-14s %8d %12.3f %12.3f %12.3f %12.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk,
-                  ob, bl, dn, std::min(ob, bl) / tk);
+      const double tk = ms[0], ob = ms[1], dn = ms[2];
+      const auto fastest_blis = std::min_element(ms.begin() + 3, ms.end(), [](double a, double b) {
+        return !std::isnan(a) && (std::isnan(b) || a < b);
+      });
+      const double bl = *fastest_blis;
+      std::printf("%-14s %8d %12.3f %12.3f %12s %12.3f %10.3f\n", fmt::format("{0}x{0}x{0}", n).c_str(), threads, tk,
+                  ob, fmt::format("{:.3f} {}", bl, blis_names[fastest_blis - (ms.begin() + 3)]).c_str(), dn,
+                  std::min(ob, bl) / tk);
     }
   }
 

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "tunekit/cpu/register.hpp"
 #include "tunekit/engines/cpu_engines.hpp"
 #include "random_graph_buffers.hpp"
 #include "tunekit/graph/graph.hpp"
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  cpu::register_tunekit_cpu();  // the committed processor profiles, as `tunekit tune` has them
   auto registry = std::make_shared<EngineRegistry>();
   if (engines::register_cpu_engines(*registry).is_bad()) return 1;
   platform::CpuDevice device;

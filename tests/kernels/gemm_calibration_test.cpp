@@ -43,9 +43,9 @@ TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCand
   ASSERT_EQ(report.calibrated.size() + report.not_calibrated.size(), 2u) << report.to_json();
   if (report.calibrated.empty()) GTEST_SKIP() << "no value was decided on this machine: " << report.to_json();
 
-  const std::set<std::string> calibrated_parameters = {"algorithm.tile_m",         "algorithm.tile_n",
-                                                       "algorithm.tile_k",         "algorithm.streamed_tile_k",
-                                                       "algorithm.skinny_m_limit", "parallel.fmas_per_work_unit"};
+  const std::set<std::string> calibrated_parameters = {
+      "algorithm.tile_m",         "algorithm.tile_n",           "algorithm.tile_k",           "algorithm.streamed_tile_k",
+      "algorithm.skinny_m_limit", "algorithm.row_stream_m_limit", "parallel.fmas_per_work_unit"};
   for (const tuning::CalibratedKey& c : report.calibrated) {
     nlohmann::json j = nlohmann::json::parse(c.report_json);
     EXPECT_TRUE(j["rejected"].empty()) << j["rejected"].dump();
@@ -55,7 +55,7 @@ TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCand
       EXPECT_GE(candidate["samples_ms"].size(), 5u);
     }
     std::vector<std::string> families = {" square ", " large_k ", " transposed_a ", "streamed_b ", "packed ",
-                                         "streamed_tile_k="};
+                                         "streamed_tile_k=", "streamed_rows 1x"};
     // The parallel crossover, measured last, only when the execution has a
     // team and the key's budget was not spent before it (a loaded machine).
     const bool budget_spent = j["notes"].dump().find("time budget spent") != std::string::npos;
@@ -83,6 +83,23 @@ TEST(GemmCalibration, CalibratesTilesAndSkinnyLimitWithinTheBudgetOnVerifiedCand
     ASSERT_TRUE(gemm_reference(Transpose::NO, Transpose::NO, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0,
                                expected.data(), n).is_good());
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-11) << i;
+    // The limits are points of their doubling sequences, and each path
+    // computes the product at them.
+    for (const char* limit : {"algorithm.skinny_m_limit", "algorithm.row_stream_m_limit"}) {
+      const auto value = c.profile.parameters.values.find(limit);
+      if (value == c.profile.parameters.values.end()) continue;
+      const std::int64_t rows = value->second.as_int().value();
+      EXPECT_TRUE(rows == 0 || (rows & (rows - 1)) == 0) << limit << " = " << rows;
+      EXPECT_LE(rows, 64) << limit;
+    }
+    for (const std::int64_t rows : {std::int64_t{1}, config.algorithm_row_stream_m_limit,
+                                    config.algorithm_row_stream_m_limit + 1, config.algorithm_skinny_m_limit}) {
+      if (rows < 1 || rows > m) continue;
+      std::fill(got.begin(), got.end(), std::nan(""));
+      ASSERT_TRUE(GemmKernel(config).run(Transpose::NO, Transpose::NO, rows, n, k, 1.0, a.data(), k, b.data(), n, 0.0,
+                                         got.data(), n).is_good());
+      for (std::int64_t i = 0; i < rows * n; ++i) ASSERT_NEAR(got[i], expected[i], 1e-11) << rows << " rows, " << i;
+    }
   }
 }
 

@@ -5,8 +5,10 @@
 // large K, transposed A and large C against the portable default, every
 // output checked against the serial portable path, and must win on one
 // family without losing on another. Then the streamed-B path's depth block on a
-// skinny product whose B comes from memory, and the skinny-M limit: the
-// streamed-B path against the packed path for growing M on a wide N.
+// skinny product whose B comes from memory, the skinny-M limit (the
+// streamed-B path against the packed path for growing M on a wide N) and the
+// row-streamed limit (the row-streamed path against the streamed-B one, from
+// M = 1).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -470,57 +472,82 @@ void calibrate_streamed_depth(CalibrationContext& context, DataType type, int th
                                       shapes, choice.again, tie_note(choice)));
 }
 
-// The largest M of a doubling sequence up to which the streamed-B path serves
-// (both paths with the chosen tiles, on N = K = wide): it is not slower than
-// the packed path by the margin up to the portable default's M, and faster
-// by the margin beyond it.
+// A path for the fewest rows of C and the path it is measured against.
+struct RowLimitSearch {
+  std::string parameter;                     // the limit's name in the spec
+  std::int64_t GemmPackedTuning::*limit;     // its field in the configuration
+  std::int64_t first_m;                      // the doubling sequence's start
+  GemmPath below, above;                     // the path up to the limit, the one beyond it
+  std::string below_name, above_name;
+};
+
+// The largest M of a doubling sequence (first_m to 64) up to which `below`
+// serves (both paths with the configuration chosen so far, on N = K = wide):
+// it is not slower than `above` by the margin up to the configured limit, and
+// faster by the margin beyond it. Slower already at first_m: first_m / 2.
 template <typename T>
-void calibrate_skinny_limit(CalibrationContext& context, DataType type, int threads,
-                            tuning::KernelTuningParameters& values) {
+void calibrate_row_limit(CalibrationContext& context, int threads, tuning::KernelTuningParameters& values,
+                         DataType type, const RowLimitSearch& search) {
   const GemmPackedTuning config = configured(context, values);
-  const std::string parameter = "algorithm.skinny_m_limit";
+  const std::int64_t configured_limit = config.*search.limit;
   const std::int64_t wide = gemm_skinny_limit_wide(context.options.memory_budget_bytes, sizeof(T));
   std::optional<std::int64_t> limit;
-  for (std::int64_t m = 4; m <= 64; m *= 2) {
+  for (std::int64_t m = search.first_m; m <= 64; m *= 2) {
     if (!context.budget.time_left()) {
-      context.reporter.note(fmt::format("time budget spent before skinny M={}", m));
+      context.reporter.note(fmt::format("time budget spent before {} M={}", search.below_name, m));
       break;
     }
-    auto x = make_operands<T>(context, {"skinny_m", m, wide, wide, Transpose::NO}, type);
+    auto x = make_operands<T>(context, {search.below_name + "_m", m, wide, wide, Transpose::NO}, type);
     if (!x.ok()) {
-      context.reporter.note(fmt::format("skinny M={}: {}", m, x.error().message()));
+      context.reporter.note(fmt::format("{} M={}: {}", search.below_name, m, x.error().message()));
       break;
     }
     const std::string shape = fmt::format("{}x{}x{}", m, wide, wide);
     const GemmKernel kernel(config);
-    const std::optional<tuning::CrossoverProbe> streamed = judge_pair_checked<T>(
-        context, parameter, context.options.required_margin, {"packed " + shape, kernel, GemmPath::PACKED, threads},
-        {"streamed_b " + shape, kernel, GemmPath::STREAMED_B, threads}, *x);
-    if (!streamed) break;
+    const std::optional<tuning::CrossoverProbe> probe = judge_pair_checked<T>(
+        context, search.parameter, context.options.required_margin,
+        {search.above_name + " " + shape, kernel, search.above, threads},
+        {search.below_name + " " + shape, kernel, search.below, threads}, *x);
+    if (!probe) break;
     // The calibration tie rule: where the comparison cannot tell the paths
-    // apart (a tie or undecided), the portable default decides: up to it the
-    // streamed path goes on, beyond it only a win by the margin extends it.
-    const bool extends = streamed->verdict == tuning::ProbeVerdict::CANDIDATE_WINS ||
-                         (m <= config.algorithm_skinny_m_limit &&
-                          streamed->verdict != tuning::ProbeVerdict::BASELINE_WINS);
+    // apart (a tie or undecided), the configured limit decides: up to it the
+    // path below goes on, beyond it only a win by the margin extends it.
+    const bool extends = probe->verdict == tuning::ProbeVerdict::CANDIDATE_WINS ||
+                         (m <= configured_limit && probe->verdict != tuning::ProbeVerdict::BASELINE_WINS);
     if (!extends) {
-      if (!limit) limit = m / 2;  // slower already at the smallest M: up to M = 2
+      if (!limit) limit = m / 2;
       break;
     }
     limit = m;
   }
   if (!limit) {
-    context.reporter.select(parameter, config.algorithm_skinny_m_limit,
-                            tuning::kept_label(context, parameter) + ": nothing decided");
+    context.reporter.select(search.parameter, configured_limit,
+                            tuning::kept_label(context, search.parameter) + ": nothing decided");
     return;
   }
-  values.values[parameter] = *limit;
-  context.reporter.select(parameter, *limit,
-                          fmt::format("the streamed-B path up to M={} at N=K={} (not slower than the packed one by "
-                                      "{:.0f}% up to the {} M={}, faster by as much beyond it)",
-                                      *limit, wide, 100 * context.options.required_margin,
-                                      committed(context, parameter) ? "committed" : "portable default",
-                                      config.algorithm_skinny_m_limit));
+  values.values[search.parameter] = *limit;
+  context.reporter.select(search.parameter, *limit,
+                          fmt::format("the {} path up to M={} at N=K={} (not slower than the {} one by {:.0f}% up to "
+                                      "the {} M={}, faster by as much beyond it)",
+                                      search.below_name, *limit, wide, search.above_name,
+                                      100 * context.options.required_margin,
+                                      committed(context, search.parameter) ? "committed" : "portable default",
+                                      configured_limit));
+}
+
+// Where the streamed-B path gives way to the packed one, then where the
+// row-streamed path gives way to the streamed-B one (which serves the rows
+// between the two limits: a processor whose row-streamed path loses from
+// M = 2 runs the streamed-B path from there).
+template <typename T>
+void calibrate_row_limits(CalibrationContext& context, DataType type, int threads,
+                          tuning::KernelTuningParameters& values) {
+  calibrate_row_limit<T>(context, threads, values, type,
+                         {"algorithm.skinny_m_limit", &GemmPackedTuning::algorithm_skinny_m_limit, 4,
+                          GemmPath::STREAMED_B, GemmPath::PACKED, "streamed_b", "packed"});
+  calibrate_row_limit<T>(context, threads, values, type,
+                         {"algorithm.row_stream_m_limit", &GemmPackedTuning::algorithm_row_stream_m_limit, 1,
+                          GemmPath::STREAMED_ROWS, GemmPath::STREAMED_B, "streamed_rows", "streamed_b"});
 }
 
 // The parallel crossover: the team against one thread on cubes of growing
@@ -602,7 +629,7 @@ void calibrate(CalibrationContext& context, DataType type, tuning::KernelTuningP
                                     gemm_register_block(type).mr, gemm_register_block(type).nr));
   calibrate_tiles<T>(context, type, threads, values);
   calibrate_streamed_depth<T>(context, type, threads, values);
-  calibrate_skinny_limit<T>(context, type, threads, values);
+  calibrate_row_limits<T>(context, type, threads, values);
   calibrate_parallel<T>(context, type, threads, values);
 }
 
