@@ -204,7 +204,11 @@ TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
   for (cpu::CpuIsa isa : runnable_isas()) {
     auto forced = cpu::ScopedIsa::force(isa);
     ASSERT_TRUE(forced.ok());
-    for (const ConvCase& c : grouped_cases()) check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
+    for (const ConvCase& c : grouped_cases()) {
+      check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
+      check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
+      check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}});
+    }
   }
 }
 
@@ -243,6 +247,10 @@ TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
         // Both task orders, whichever auto chose.
         check(kConvTunekitDirectEngine, c, {{"order", std::string("rows")}});
         check(kConvTunekitDirectEngine, c, {{"order", std::string("blocks")}, {"channel_block", std::int64_t{32}}});
+        // X copied with its padding, and the border pixels on their own,
+        // whichever auto chose.
+        check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
+        check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}, {"order", std::string("blocks")}});
       }
     }
   }
@@ -343,7 +351,24 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
         const bool depthwise = c.groups == c.c && c.groups == c.k;
         const std::int64_t filter = depthwise ? (c.k + block - 1) / block * block * c.r * c.s
                                               : c.groups * ((kg + block - 1) / block * block) * (c.c / c.groups) * c.r * c.s;
-        const std::int64_t input = c.nhwc ? 0 : c.n * c.h * c.w * c.c;
+        // The input padded with zeros where more than an eighth of the
+        // output pixels have a tap in the padding (counted here one by one).
+        std::int64_t border = 0;
+        for (std::int64_t oh = 0; oh < c.p(); ++oh) {
+          for (std::int64_t ow = 0; ow < c.q(); ++ow) {
+            bool outside = false;
+            for (std::int64_t r = 0; r < c.r; ++r) {
+              for (std::int64_t s = 0; s < c.s; ++s) {
+                const std::int64_t ih = oh * c.stride - c.pad + r * c.dilation, iw = ow * c.stride - c.pad + s * c.dilation;
+                outside = outside || ih < 0 || ih >= c.h || iw < 0 || iw >= c.w;
+              }
+            }
+            border += outside ? 1 : 0;
+          }
+        }
+        const bool padded = 8 * border > c.p() * c.q();
+        const std::int64_t input = padded ? c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * c.c
+                                   : c.nhwc ? 0 : c.n * c.h * c.w * c.c;
         EXPECT_EQ(*estimate, (filter + input) * 4) << c.describe();
       }
     }

@@ -139,10 +139,17 @@ void tail(const DirectConvRow& a, std::int64_t first, std::int64_t left) {
   }
 }
 
+// A row in as few tiles as it needs, of near-equal width: with X copied
+// with its padding, a row of 14 pixels as 7 + 7 instead of 12 + 2, whose
+// tile of 2 streams the block's whole filter for 2 pixels.
 void row(const DirectConvRow& a) {
+  const std::int64_t tiles = (a.pixels + kPixels - 1) / kPixels;
   std::int64_t first = 0;
-  for (; first + kPixels <= a.pixels; first += kPixels) tile<kPixels>(a, first);
-  tail<kPixels - 1>(a, first, a.pixels - first);
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const std::int64_t width = (a.pixels - first) / (tiles - t);
+    tail<kPixels>(a, first, width);
+    first += width;
+  }
 }
 
 // Depthwise (one input and one output channel per group): the lanes are

@@ -7,9 +7,11 @@
 // thread as its tasks reach the block (DirectLayout::packs_per_thread); an
 // NCHW input is copied there as NHWC (the tiles read a pixel's channels
 // together) and Y in NCHW is written through a per-thread row of the tile's
-// layout. The padding is never materialised: the pixels of an output row
-// whose every tap lies inside X run as tiles, and each border pixel runs on
-// its own with only the taps that lie inside.
+// layout. Where border pixels (some tap in the padding) are many, X is
+// copied into the workspace with its padding as zeros and every pixel runs
+// in a tile (the padding knob); otherwise the pixels of an output row whose
+// every tap lies inside X run as tiles, and each border pixel runs on its
+// own with only the taps that lie inside.
 //
 // The input channels may be summed part by part (the channel_block knob), so
 // that a part's filter stays in a nearer cache while a whole output row
@@ -53,6 +55,13 @@ using graph::OperationGraph;
 // row's input is reused across the blocks.
 constexpr std::int64_t kRowsOuterFilterBytes = 256 * 1024;
 
+// The share of border pixels (some tap in the padding) beyond which the
+// padding knob's auto copies X with its padding: a border pixel runs alone
+// with the taps inside, at a fraction of a tile's speed (ResNet-50's 3x3 at
+// 14 x 14, 27% border pixels: they took a quarter of the time on a Zen 5; at
+// 56 x 56, 7%, the copy is not worth its pass over X).
+constexpr double kBorderFractionToCopy = 0.125;
+
 // A thread's packed filter block (DirectLayout::packs_per_thread) of at
 // least `floats`; it grows only, so that an execution allocates only when a
 // thread first needs a larger block. Null when there is no memory for it.
@@ -64,6 +73,45 @@ float* thread_block_buffer(std::int64_t floats) {
     return nullptr;
   }
   return buffer.data();
+}
+
+// The output pixels of a row whose every tap lies inside X: [first, last).
+struct InteriorPixels {
+  std::int64_t first = 0, last = 0;
+};
+
+// Along one axis: out output positions, `size` input ones.
+InteriorPixels interior_range(std::int64_t out, std::int64_t size, std::int64_t pad, std::int64_t stride,
+                              std::int64_t taps, std::int64_t dilation) {
+  // o * stride - pad >= 0 and o * stride - pad + (taps - 1) * dilation <= size - 1.
+  InteriorPixels in;
+  in.first = std::min(out, (pad + stride - 1) / stride);
+  const std::int64_t reach = size - 1 + pad - (taps - 1) * dilation;
+  in.last = reach < 0 ? 0 : std::min(out, reach / stride + 1);
+  in.last = std::max(in.last, in.first);
+  return in;
+}
+
+InteriorPixels interior_pixels(const ConvPattern& p) {
+  return interior_range(p.q, p.w, p.pad_w, p.stride_w, p.s, p.dilation_w);
+}
+
+// The share of the output pixels some tap of which falls in the padding.
+double border_fraction(const ConvPattern& p) {
+  const InteriorPixels rows = interior_range(p.p, p.h, p.pad_h, p.stride_h, p.r, p.dilation_h);
+  const InteriorPixels columns = interior_pixels(p);
+  const double interior = static_cast<double>(rows.last - rows.first) * static_cast<double>(columns.last - columns.first);
+  return 1.0 - interior / (static_cast<double>(p.p) * static_cast<double>(p.q));
+}
+
+// The pattern as the tiles read X: from a padded copy, a larger X without padding.
+ConvPattern as_read(const ConvPattern& p, bool padded_copy) {
+  if (!padded_copy) return p;
+  ConvPattern read = p;
+  read.h = p.h + 2 * p.pad_h;
+  read.w = p.w + 2 * p.pad_w;
+  read.pad_h = read.pad_w = 0;
+  return read;
 }
 
 // Input channels per part: all of them (knob 0), else at most the knob's
@@ -83,7 +131,10 @@ struct DirectLayout {
   bool depthwise = false;          // one input and one output channel per group
   std::int64_t block_floats = 0;   // one block's packed filter
   std::int64_t filter_floats = 0;  // all of them
-  std::int64_t input_floats = 0;   // the NHWC copy of an NCHW input
+  std::int64_t input_floats = 0;   // the NHWC copy of X (NCHW, or padded)
+  // X copied with its padding as zeros (the padding knob): every output
+  // pixel is then interior and runs in a tile with every tap.
+  bool padded_copy = false;
   // Task order: all blocks of an output row after each other (the row's
   // input reused from the cache), else all rows of a block (its filter reused).
   bool rows_outer = false;
@@ -97,7 +148,7 @@ struct DirectLayout {
   std::int64_t shared_filter_floats() const { return packs_per_thread() ? 0 : filter_floats; }
 
   DirectLayout(const ConvPattern& p, const DirectConvKernels& kernels, std::int64_t channel_block,
-               const std::string& order) {
+               const std::string& order, const std::string& padding) {
     channels_in = p.c / p.groups;
     channels_out = p.k / p.groups;
     taps = p.r * p.s;
@@ -112,7 +163,13 @@ struct DirectLayout {
       block_floats = taps * channels_in * kernels.block_k;
       filter_floats = p.groups * blocks * block_floats;
     }
-    input_floats = p.nhwc ? 0 : p.n * p.h * p.w * p.c;
+    if (padding == "copy") {
+      padded_copy = p.pad_h > 0 || p.pad_w > 0;
+    } else if (padding == "auto") {
+      padded_copy = border_fraction(p) > kBorderFractionToCopy;
+    }
+    input_floats = padded_copy ? p.n * (p.h + 2 * p.pad_h) * (p.w + 2 * p.pad_w) * p.c
+                               : (p.nhwc ? 0 : p.n * p.h * p.w * p.c);
     if (order == "rows") {
       rows_outer = true;
     } else if (order == "blocks") {
@@ -126,27 +183,13 @@ struct DirectLayout {
   }
 };
 
-// The output pixels of a row whose every tap lies inside X: [first, last).
-struct InteriorPixels {
-  std::int64_t first = 0, last = 0;
-};
-
-InteriorPixels interior_pixels(const ConvPattern& p) {
-  // ow * stride - pad >= 0 and ow * stride - pad + (S - 1) * dilation <= W - 1.
-  InteriorPixels in;
-  in.first = std::min(p.q, (p.pad_w + p.stride_w - 1) / p.stride_w);
-  const std::int64_t reach = p.w - 1 + p.pad_w - (p.s - 1) * p.dilation_w;
-  in.last = reach < 0 ? 0 : std::min(p.q, reach / p.stride_w + 1);
-  in.last = std::max(in.last, in.first);
-  return in;
-}
-
 class DirectConvKernel final : public ExecutionKernel {
  public:
   DirectConvKernel(const ConvPattern& pattern, const DirectConvKernels& kernels, const KnobValues& knobs, int threads)
       : p_(pattern), kernels_(kernels),
-        layout_(pattern, kernels, knobs.get_int("channel_block", 0), knobs.get_string("order", "auto")),
-        interior_(interior_pixels(pattern)), threads_(threads) {}
+        layout_(pattern, kernels, knobs.get_int("channel_block", 0), knobs.get_string("order", "auto"),
+                knobs.get_string("padding", "auto")),
+        x_(as_read(pattern, layout_.padded_copy)), interior_(interior_pixels(x_)), threads_(threads) {}
 
   std::int64_t workspace_size() const override { return layout_.workspace_bytes(); }
 
@@ -156,8 +199,11 @@ class DirectConvKernel final : public ExecutionKernel {
     if (!b.ok()) return b.error();
     auto* packed = static_cast<float*>(args.workspace);
     const float* input = b->x;
-    if (!p_.nhwc) {
-      float* copied = packed + layout_.shared_filter_floats();
+    float* copied = packed + layout_.shared_filter_floats();
+    if (layout_.padded_copy) {
+      copy_padded(b->x, copied);
+      input = copied;
+    } else if (!p_.nhwc) {
       copy_to_nhwc(b->x, copied);
       input = copied;
     }
@@ -235,6 +281,32 @@ class DirectConvKernel final : public ExecutionKernel {
     });
   }
 
+  // X (NHWC or NCHW) as NHWC with its padding as zeros: [n][h + 2 pad_h]
+  // [w + 2 pad_w][c].
+  void copy_padded(const float* x, float* out) const {
+    const std::int64_t c = p_.c, height = x_.h, width = x_.w;
+    cpu::parallel_for(threads_, p_.n * height, [&](std::int64_t padded_row) {
+      const std::int64_t image = padded_row / height, ih = padded_row % height - p_.pad_h;
+      float* to = out + padded_row * width * c;
+      if (ih < 0 || ih >= p_.h) {
+        std::fill(to, to + width * c, 0.0f);
+        return;
+      }
+      std::fill(to, to + p_.pad_w * c, 0.0f);
+      std::fill(to + (p_.pad_w + p_.w) * c, to + width * c, 0.0f);
+      float* inside = to + p_.pad_w * c;
+      if (p_.nhwc) {
+        const float* from = x + (image * p_.h + ih) * p_.w * c;
+        std::copy(from, from + p_.w * c, inside);
+        return;
+      }
+      for (std::int64_t ch = 0; ch < c; ++ch) {
+        const float* from = x + ((image * c + ch) * p_.h + ih) * p_.w;
+        for (std::int64_t iw = 0; iw < p_.w; ++iw) inside[iw * c + ch] = from[iw];
+      }
+    });
+  }
+
   // What one task needs to run one output row of one channel block.
   struct RowTask {
     std::int64_t image = 0, oh = 0;
@@ -251,13 +323,13 @@ class DirectConvKernel final : public ExecutionKernel {
                std::vector<const float*>& tap_weights) const {
     auto gather = [&](std::int64_t ow, bool every_column) {
       std::int64_t n = 0;
-      for (std::int64_t r = 0; r < p_.r; ++r) {
-        const std::int64_t ih = task.oh * p_.stride_h - p_.pad_h + r * p_.dilation_h;
-        if (ih < 0 || ih >= p_.h) continue;
-        for (std::int64_t s = 0; s < p_.s; ++s) {
-          const std::int64_t iw = ow * p_.stride_w - p_.pad_w + s * p_.dilation_w;
-          if (!every_column && (iw < 0 || iw >= p_.w)) continue;
-          taps[static_cast<std::size_t>(n)] = input + ((task.image * p_.h + ih) * p_.w + iw) * p_.c + task.channel;
+      for (std::int64_t r = 0; r < x_.r; ++r) {
+        const std::int64_t ih = task.oh * x_.stride_h - x_.pad_h + r * x_.dilation_h;
+        if (ih < 0 || ih >= x_.h) continue;
+        for (std::int64_t s = 0; s < x_.s; ++s) {
+          const std::int64_t iw = ow * x_.stride_w - x_.pad_w + s * x_.dilation_w;
+          if (!every_column && (iw < 0 || iw >= x_.w)) continue;
+          taps[static_cast<std::size_t>(n)] = input + ((task.image * x_.h + ih) * x_.w + iw) * x_.c + task.channel;
           tap_weights[static_cast<std::size_t>(n)] = task.filter + (r * p_.s + s) * task.tap_floats;
           ++n;
         }
@@ -422,6 +494,7 @@ class DirectConvKernel final : public ExecutionKernel {
   ConvPattern p_;
   const DirectConvKernels& kernels_;
   DirectLayout layout_;
+  ConvPattern x_;  // p_ as the tiles read X (as_read)
   InteriorPixels interior_;
   int threads_;
 };
@@ -435,6 +508,19 @@ graph::Knob order_knob() {
   knob.description =
       "task order: rows (every output channel block of a row in turn), blocks (every row of a block in turn), "
       "auto (rows when the packed filter is at most 256 KiB); a depthwise convolution always runs by rows";
+  return knob;
+}
+
+graph::Knob padding_knob() {
+  graph::Knob knob;
+  knob.id = "padding";
+  knob.type = graph::KnobType::STRING;
+  knob.default_value = std::string("auto");
+  knob.allowed_values = {std::string("auto"), std::string("copy"), std::string("in_place")};
+  knob.description =
+      "copy: X copied into the workspace with its padding as zeros, so that every output pixel runs in a tile; "
+      "in_place: the pixels whose taps reach into the padding run one by one with the taps inside; auto: copy "
+      "when more than an eighth of the output pixels are such border pixels";
   return knob;
 }
 
@@ -467,16 +553,17 @@ Error check_depthwise_knobs(const ConvPattern& p, const KnobValues& knobs) {
 
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
   return std::make_shared<PatternEngine<ConvPattern>>(
-      EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT", {threads_knob(), channel_block_knob(), order_knob()},
+      EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT", {threads_knob(), channel_block_knob(), order_knob(), padding_knob()},
                        10,
                        "register tiles of output pixels x output channels (depthwise: x channels) summed straight "
-                       "from the input against a packed filter, border pixels on their own with the taps inside, "
+                       "from the input against a packed filter, border pixels on their own with the taps inside or X copied "
+                       "with its padding, "
                        "the bias and relu applied in registers"},
       match_conv,
       [](const ConvPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
         TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
         return DirectLayout(p, direct_conv_kernels(cpu::active_isa()), knobs.get_int("channel_block", 0),
-                            knobs.get_string("order", "auto"))
+                            knobs.get_string("order", "auto"), knobs.get_string("padding", "auto"))
             .workspace_bytes();
       },
       [](const ConvPattern& p, const KnobValues& knobs, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
