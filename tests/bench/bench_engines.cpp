@@ -154,7 +154,7 @@ class Bench {
 
   // Times each non-reference engine that applies, at its defaults and on one
   // thread; oneDNN's convolution also with its direct algorithm (the
-  // reference of tunekit's convolutions).
+  // reference of tunekit's convolutions) and its Winograd one.
   std::vector<Candidate> time_candidates(const GraphMaker& make, Buffers& buffers) {
     std::vector<Candidate> candidates;
     for (const auto& engine : registry_->engines()) {
@@ -165,6 +165,8 @@ class Bench {
       if (id == engines::kConvOnednnEngine) {
         knob_sets.push_back({{"algorithm", std::string("direct")}});
         knob_sets.push_back({{"algorithm", std::string("direct")}, {"threads", std::int64_t{1}}});
+        knob_sets.push_back({{"algorithm", std::string("winograd")}});
+        knob_sets.push_back({{"algorithm", std::string("winograd")}, {"threads", std::int64_t{1}}});
       }
       // BLIS in each configuration it holds and this processor runs: the one
       // it detects may be its generic one (BLIS 0.9 on a Zen 5).

@@ -97,7 +97,8 @@ class ConvEngines : public ::testing::Test {
     ASSERT_TRUE(built.is_good()) << built.message();
     const Error created = graph.create_execution_plan_ext(engine, knobs);
     ASSERT_TRUE(created.is_good()) << created.message();
-    ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+    const Error planned = graph.build_plans(BuildPlanPolicy::ALL);
+    ASSERT_TRUE(planned.is_good()) << planned.message();
     std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
     const std::int64_t p = c.p(), q = c.q();
     std::vector<float> out(static_cast<std::size_t>(c.n * c.k * p * q), std::nanf(""));
@@ -273,7 +274,8 @@ TEST_F(ConvEngines, DirectPropagatesANaNOfTheInput) {
     build(graph, c);
     ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
     ASSERT_TRUE(graph.create_execution_plan_ext(kConvTunekitDirectEngine, {}).is_good());
-    ASSERT_TRUE(graph.build_plans(BuildPlanPolicy::ALL).is_good());
+    const Error planned = graph.build_plans(BuildPlanPolicy::ALL);
+    ASSERT_TRUE(planned.is_good()) << planned.message();
     std::vector<std::byte> workspace(static_cast<std::size_t>(graph.get_workspace_size()) + 1);
     std::vector<float> out(static_cast<std::size_t>(c.k * c.h * c.w), 0.0f);
     VariantPack pack{{1, x.data()}, {2, const_cast<float*>(w.data())}, {3, const_cast<float*>(bias.data())},
@@ -318,6 +320,39 @@ TEST_F(ConvEngines, OnednnMatchesTheReferenceWithEachAlgorithmAndImplementation)
         check(kConvOnednnEngine, c, {{"algorithm", std::string(algorithm)}, {"implementation", static_cast<std::int64_t>(i)}});
       }
     }
+  }
+}
+
+// oneDNN 2.6 has Winograd only for blocked X and Y (on AVX-512): the engine
+// lets the primitive choose their layout and reorders the graph's NHWC or
+// NCHW tensors in and out of the workspace.
+TEST_F(ConvEngines, OnednnWinogradRunsOnTheGraphsOwnLayoutsWhereOnednnHasIt) {
+  for (const bool nhwc : {true, false}) {
+    const ConvCase c{2, 32, 10, 12, 48, 3, 3, 1, 1, 1, nhwc, true, true};
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const ConvPattern pattern = match_conv(graph.operation_graph()).value();
+    const std::vector<std::string> implementations = onednn_conv_implementations(pattern, "winograd");
+    if (implementations.empty()) {
+      GTEST_SKIP() << "oneDNN " << onednn_version() << " (" << onednn_isa() << ") has no Winograd convolution here";
+    }
+    const Engine& engine = *registry_->find(kConvOnednnEngine);
+    for (std::size_t i = 0; i < implementations.size(); ++i) {
+      SCOPED_TRACE(implementations[i]);
+      // The workspace holds X and Y in the primitive's layout besides the
+      // filter and scratchpad: the estimate is what compile reports.
+      const KnobValues knobs = engine.descriptor().resolve(
+          {KnobSetting{"algorithm", std::string("winograd")}, KnobSetting{"implementation", static_cast<std::int64_t>(i)}});
+      Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+      auto compiled = engine.compile(graph.operation_graph(), knobs, device_);
+      ASSERT_TRUE(estimate.ok() && compiled.ok());
+      EXPECT_EQ(*estimate, (*compiled)->workspace_size());
+      EXPECT_GE(*estimate, (c.n * c.c * c.h * c.w + c.n * c.k * c.p() * c.q()) * 4);
+      check(kConvOnednnEngine, c, {{"algorithm", std::string("winograd")}, {"implementation", static_cast<std::int64_t>(i)}});
+    }
+    // On one thread (oneDNN's list may be shorter there: its first).
+    check(kConvOnednnEngine, c, {{"algorithm", std::string("winograd")}, {"threads", std::int64_t{1}}});
   }
 }
 

@@ -145,7 +145,7 @@ TEST_F(CpuEngines, EveryProviderIsBuiltAndNamesItsLibraryVersion) {
   EXPECT_TRUE(std::regex_match(blis_version(), version)) << blis_version();
   EXPECT_TRUE(std::regex_match(onednn_version(), version)) << onednn_version();
   EXPECT_EQ(registry_->origin(kMatmulOnednnEngine)->catalogue_version,
-            "onednn-" + onednn_version() + "-" + onednn_isa() + "-engines-2");
+            "onednn-" + onednn_version() + "-" + onednn_isa() + "-engines-3");
   EXPECT_EQ(registry_->origin(kMatmulOpenblasEngine)->catalogue_version,
             "openblas-" + openblas_version() + "-" + openblas_core_name() + "-engines-1");
   EXPECT_EQ(registry_->origin(kMatmulBlisEngine)->catalogue_version,

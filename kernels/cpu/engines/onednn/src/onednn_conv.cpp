@@ -2,7 +2,10 @@
 // the graph's own NCHW or NHWC tensors, with the weights in the layout the
 // primitive prefers (reordered into the workspace at each execution: the
 // filter is an input and may change between runs), the bias as its bias
-// argument and the relu as a post-op.
+// argument and the relu as a post-op. The Winograd algorithm takes X and Y
+// in the layout it prefers too: oneDNN 2.6 implements it only for blocked
+// layouts (nChw16c), so X is reordered into the workspace before it and Y
+// out of it after it, within the execution.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -30,13 +33,19 @@ constexpr std::int64_t kAlignment = 64;
 std::int64_t aligned(std::int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
 struct ConvDescs {
-  dnnl::memory::desc x, w_user, w_any, bias, y;
+  // x and y: the primitive's (any when it chooses them); x_user and y_user:
+  // the graph's.
+  dnnl::memory::desc x, x_user, w_user, w_any, bias, y, y_user;
 };
 
-ConvDescs conv_descs(const ConvPattern& p) {
+// Whether the primitive chooses X's and Y's layout (reordering them).
+bool chooses_layouts(const std::string& algorithm) { return algorithm == "winograd"; }
+
+ConvDescs conv_descs(const ConvPattern& p, bool any_layout = false) {
   const tag layout = p.nhwc ? tag::nhwc : tag::nchw;
   ConvDescs d;
-  d.x = dnnl::memory::desc(dims{p.n, p.c, p.h, p.w}, data_type::f32, layout);
+  d.x_user = dnnl::memory::desc(dims{p.n, p.c, p.h, p.w}, data_type::f32, layout);
+  d.x = any_layout ? dnnl::memory::desc(dims{p.n, p.c, p.h, p.w}, data_type::f32, tag::any) : d.x_user;
   if (p.groups == 1) {
     d.w_user = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::oihw);
     d.w_any = dnnl::memory::desc(dims{p.k, p.c, p.r, p.s}, data_type::f32, tag::any);
@@ -47,7 +56,8 @@ ConvDescs conv_descs(const ConvPattern& p) {
     d.w_user = dnnl::memory::desc(grouped, data_type::f32, tag::goihw);
     d.w_any = dnnl::memory::desc(grouped, data_type::f32, tag::any);
   }
-  d.y = dnnl::memory::desc(dims{p.n, p.k, p.p, p.q}, data_type::f32, layout);
+  d.y_user = dnnl::memory::desc(dims{p.n, p.k, p.p, p.q}, data_type::f32, layout);
+  d.y = any_layout ? dnnl::memory::desc(dims{p.n, p.k, p.p, p.q}, data_type::f32, tag::any) : d.y_user;
   if (p.bias_uid >= 0) d.bias = dnnl::memory::desc(dims{p.k}, data_type::f32, tag::a);
   return d;
 }
@@ -65,7 +75,7 @@ Result<ConvPrimitiveDesc> conv_primitive_desc(const ConvPattern& p, const std::s
   try {
     // As for the matmul: the team oneDNN sees now is the one it runs with.
     OnednnTeam team(threads);
-    const ConvDescs d = conv_descs(p);
+    const ConvDescs d = conv_descs(p, chooses_layouts(algorithm));
     // oneDNN's dilation counts the gaps (0: dense); its right padding is what
     // makes the output extent come out as the graph's.
     const dims strides{p.stride_h, p.stride_w};
@@ -95,18 +105,25 @@ Result<ConvPrimitiveDesc> conv_primitive_desc(const ConvPattern& p, const std::s
 }
 
 // The workspace: the primitive's scratchpad, then the reordered weights
-// when the primitive wants another layout than KCRS.
+// when the primitive wants another layout than KCRS, then X and Y when it
+// wants theirs in another layout than the graph's (0 bytes when not).
 struct ConvWorkspace {
-  std::int64_t scratchpad = 0, weights = 0;
+  std::int64_t scratchpad = 0, weights = 0, x = 0, y = 0;
   bool reorder = false;
-  std::int64_t total() const { return aligned(scratchpad) + (reorder ? weights : 0); }
+  std::int64_t weights_offset() const { return aligned(scratchpad); }
+  std::int64_t x_offset() const { return weights_offset() + (reorder ? aligned(weights) : 0); }
+  std::int64_t y_offset() const { return x_offset() + aligned(x); }
+  std::int64_t total() const { return y_offset() + y; }
 };
 
 ConvWorkspace conv_workspace(const dnnl::convolution_forward::primitive_desc& pd, const ConvPattern& p) {
+  const ConvDescs user = conv_descs(p);
   ConvWorkspace w;
   w.scratchpad = static_cast<std::int64_t>(pd.scratchpad_desc().get_size());
-  w.reorder = pd.weights_desc() != conv_descs(p).w_user;
+  w.reorder = pd.weights_desc() != user.w_user;
   w.weights = static_cast<std::int64_t>(pd.weights_desc().get_size());
+  if (pd.src_desc() != user.x_user) w.x = static_cast<std::int64_t>(pd.src_desc().get_size());
+  if (pd.dst_desc() != user.y_user) w.y = static_cast<std::int64_t>(pd.dst_desc().get_size());
   return w;
 }
 
@@ -114,8 +131,13 @@ class OnednnConv final : public ExecutionKernel {
  public:
   OnednnConv(ConvPattern pattern, ConvPrimitiveDesc pd, int threads)
       : p_(pattern), pd_(std::move(pd)), primitive_(*pd_), workspace_(conv_workspace(*pd_, p_)), threads_(threads) {
-    if (workspace_.reorder) reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(
-        onednn_cpu_engine(), conv_descs(p_).w_user, onednn_cpu_engine(), pd_->weights_desc()));
+    const ConvDescs d = conv_descs(p_);
+    const dnnl::engine& engine = onednn_cpu_engine();
+    if (workspace_.reorder) {
+      reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(engine, d.w_user, engine, pd_->weights_desc()));
+    }
+    if (workspace_.x > 0) x_in_ = dnnl::reorder(dnnl::reorder::primitive_desc(engine, d.x_user, engine, pd_->src_desc()));
+    if (workspace_.y > 0) y_out_ = dnnl::reorder(dnnl::reorder::primitive_desc(engine, pd_->dst_desc(), engine, d.y_user));
   }
   std::int64_t workspace_size() const override { return workspace_.total(); }
   Error execute(const ExecutionArguments& args) override {
@@ -131,16 +153,25 @@ class OnednnConv final : public ExecutionKernel {
       dnnl::memory user_weights(d.w_user, engine, const_cast<float*>(b->w));
       dnnl::memory weights = user_weights;
       if (workspace_.reorder) {
-        weights = dnnl::memory(pd_->weights_desc(), engine, base + aligned(workspace_.scratchpad));
+        weights = dnnl::memory(pd_->weights_desc(), engine, base + workspace_.weights_offset());
         reorder_.execute(stream, user_weights, weights);
       }
+      dnnl::memory user_x(d.x_user, engine, const_cast<float*>(b->x));
+      dnnl::memory x = user_x;
+      if (workspace_.x > 0) {
+        x = dnnl::memory(pd_->src_desc(), engine, base + workspace_.x_offset());
+        x_in_.execute(stream, user_x, x);
+      }
+      dnnl::memory user_y(d.y_user, engine, b->y);
+      dnnl::memory y = workspace_.y > 0 ? dnnl::memory(pd_->dst_desc(), engine, base + workspace_.y_offset()) : user_y;
       std::unordered_map<int, dnnl::memory> arguments{
-          {DNNL_ARG_SRC, dnnl::memory(d.x, engine, const_cast<float*>(b->x))},
+          {DNNL_ARG_SRC, x},
           {DNNL_ARG_WEIGHTS, weights},
-          {DNNL_ARG_DST, dnnl::memory(d.y, engine, b->y)},
+          {DNNL_ARG_DST, y},
           {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd_->scratchpad_desc(), engine, base)}};
       if (p_.bias_uid >= 0) arguments.emplace(DNNL_ARG_BIAS, dnnl::memory(d.bias, engine, const_cast<float*>(b->bias)));
       primitive_.execute(stream, arguments);
+      if (workspace_.y > 0) y_out_.execute(stream, y, user_y);
       stream.wait();
     } catch (const dnnl::error& e) {
       return onednn_error(e, "convolution execution");
@@ -153,7 +184,7 @@ class OnednnConv final : public ExecutionKernel {
   ConvPrimitiveDesc pd_;
   dnnl::convolution_forward primitive_;
   ConvWorkspace workspace_;
-  dnnl::reorder reorder_;
+  dnnl::reorder reorder_, x_in_, y_out_;
   int threads_;
 };
 
@@ -193,7 +224,9 @@ graph::Knob algorithm_knob() {
   knob.type = graph::KnobType::STRING;
   knob.default_value = std::string("auto");
   knob.allowed_values = {std::string("auto"), std::string("direct"), std::string("winograd")};
-  knob.description = "oneDNN's convolution algorithm (auto: oneDNN chooses; winograd: 3x3, stride 1 only)";
+  knob.description =
+      "oneDNN's convolution algorithm (auto: oneDNN chooses; winograd: 3x3, stride 1 only, X and Y reordered to and "
+      "from the layout it needs within the execution)";
   return knob;
 }
 

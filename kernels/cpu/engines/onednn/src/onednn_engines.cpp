@@ -260,7 +260,7 @@ OnednnEngineProvider::OnednnEngineProvider() {
 }
 
 std::string OnednnEngineProvider::catalogue_version() const {
-  return fmt::format("onednn-{}-{}-engines-2", onednn_version(), onednn_isa());
+  return fmt::format("onednn-{}-{}-engines-3", onednn_version(), onednn_isa());
 }
 
 Error register_onednn_engines(graph::EngineRegistry& registry) {

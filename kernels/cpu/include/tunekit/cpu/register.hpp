@@ -26,7 +26,7 @@ tuning::KernelTuningParameters calibrate_unary_elementwise(const tuning::KernelT
 // The calibration function of Gemm (FLOAT, DOUBLE): tile sizes derived from
 // the cache sizes and the micro-kernel's register block, timed on the shape
 // families square, large K and transposed A; then the streamed-B depth, the
-// skinny-M limit and the parallel crossover. FLOAT16 and BFLOAT16 keys go to
+// skinny-M limit, the row-streamed limit and the parallel crossover. FLOAT16 and BFLOAT16 keys go to
 // calibrate_gemm_widening.
 tuning::KernelTuningParameters calibrate_gemm(const tuning::KernelTuningKey& key, tuning::CalibrationContext& context);
 // The FLOAT16/BFLOAT16 keys: the serial/parallel crossover of the conversions.
