@@ -353,6 +353,42 @@ TEST_F(ConvEngines, OnednnWinogradRunsOnTheGraphsOwnLayoutsWhereOnednnHasIt) {
     }
     // On one thread (oneDNN's list may be shorter there: its first).
     check(kConvOnednnEngine, c, {{"algorithm", std::string("winograd")}, {"threads", std::int64_t{1}}});
+
+    // The plan keeps its transformed filter: a filter changed in place (same
+    // address, other bytes) is transformed again, one left alone is not
+    // (the results then still follow it), compared with tunekit's im2col
+    // engine on the same buffers.
+    auto plan = [&](std::int64_t engine, const std::map<std::string, KnobValue>& knobs) {
+      auto g = std::make_unique<Graph>();
+      build(*g, c);
+      EXPECT_TRUE(g->build_operation_graph(handle_.get()).is_good());
+      EXPECT_TRUE(g->create_execution_plan_ext(engine, knobs).is_good());
+      EXPECT_TRUE(g->build_plans(BuildPlanPolicy::ALL).is_good());
+      return g;
+    };
+    auto winograd = plan(kConvOnednnEngine, {{"algorithm", std::string("winograd")}});
+    auto im2col = plan(kConvTunekitIm2colEngine, {});
+    std::vector<float> x = random_values(static_cast<std::size_t>(c.n * c.c * c.h * c.w), 31);
+    std::vector<float> w = random_values(static_cast<std::size_t>(c.k * c.c * c.r * c.s), 32);
+    std::vector<float> bias = random_values(static_cast<std::size_t>(c.k), 33);
+    const std::size_t outputs = static_cast<std::size_t>(c.n * c.k * c.p() * c.q());
+    std::vector<float> got(outputs), expected(outputs);
+    std::vector<std::byte> workspace(static_cast<std::size_t>(
+        std::max(winograd->get_workspace_size(), im2col->get_workspace_size()) + 1));
+    for (int round = 0; round < 4; ++round) {
+      SCOPED_TRACE(round);
+      if (round == 1 || round == 3) {
+        for (std::size_t i = 0; i < w.size(); i += 7) w[i] = -0.5f * w[i] + 0.25f;  // one filter element in seven
+      }
+      std::fill(got.begin(), got.end(), std::nanf(""));
+      VariantPack ours{{1, x.data()}, {2, w.data()}, {3, bias.data()}, {4, got.data()}};
+      VariantPack theirs{{1, x.data()}, {2, w.data()}, {3, bias.data()}, {4, expected.data()}};
+      ASSERT_TRUE(winograd->execute(handle_.get(), ours, workspace.data()).is_good());
+      ASSERT_TRUE(im2col->execute(handle_.get(), theirs, workspace.data()).is_good());
+      for (std::size_t i = 0; i < outputs; ++i) {
+        ASSERT_LE(std::fabs(got[i] - expected[i]), 1e-4 * std::max(1.0f, std::fabs(expected[i]))) << i;
+      }
+    }
   }
 }
 
