@@ -137,6 +137,23 @@ TEST_F(TuneCli, AFileWithoutShapeSetsTunesItsOwnDims) {
   EXPECT_EQ(entries(), 1u);
 }
 
+// The knob sweep meets combinations an engine refuses for the graph (the
+// direct convolution's channel_block and order on a depthwise convolution,
+// its padding knob without padding): those are skipped, the others tuned.
+// A depthwise sample graph once failed whole here.
+TEST_F(TuneCli, SampleConvolutionsWhoseEnginesRefuseSomeKnobCombinationsAreTuned) {
+  for (const char* sample : {"mobilenet_v2_depthwise.toml", "resnet50_conv1x1_expand.toml"}) {
+    SCOPED_TRACE(sample);
+    std::filesystem::copy_file(std::filesystem::path(TUNEKIT_EXAMPLE_GRAPHS_DIR) / sample, graph,
+                               std::filesystem::copy_options::overwrite_existing);
+    auto run = tune({"--shape-set", "base", "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err.find("add_engine_variants"), std::string::npos) << run.err;
+    EXPECT_EQ(tuned_shapes(run.out), (std::vector<std::string>{"base"}));
+  }
+  EXPECT_EQ(entries(), 2u);
+}
+
 // A bfloat16 graph: random bfloat16 inputs, candidates checked against the
 // double oracle (the float reference engines do not run it), and an entry of
 // its own beside the float graph's of the same dims.

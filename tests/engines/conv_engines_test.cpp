@@ -207,13 +207,15 @@ TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
     ASSERT_TRUE(forced.ok());
     for (const ConvCase& c : grouped_cases()) {
       check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
-      check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
-      check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}});
+      if (c.pad > 0) {
+        check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
+        check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}});
+      }
     }
   }
 }
 
-TEST_F(ConvEngines, DirectRefusesKnobsADepthwiseConvolutionDoesNotUse) {
+TEST_F(ConvEngines, DirectRefusesKnobsWithNothingToChoose) {
   const ConvCase c{1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40};
   Graph graph;
   build(graph, c);
@@ -228,6 +230,19 @@ TEST_F(ConvEngines, DirectRefusesKnobsADepthwiseConvolutionDoesNotUse) {
     EXPECT_NE(estimate.error().message().find(knob), std::string::npos) << estimate.error().message();
     EXPECT_FALSE(engine.compile(graph.operation_graph(), knobs, device_).ok()) << knob;
   }
+  // Without padding, the padding knob has nothing to choose either.
+  const ConvCase unpadded{1, 8, 9, 9, 16, 3, 3, 0, 1, 1, true, true, true};
+  Graph plain;
+  build(plain, unpadded);
+  ASSERT_TRUE(plain.build_operation_graph(handle_.get()).is_good());
+  for (const char* padding : {"copy", "in_place"}) {
+    const KnobValues knobs = engine.descriptor().resolve({KnobSetting{"padding", std::string(padding)}});
+    Result<std::int64_t> estimate = engine.estimate_workspace(plain.operation_graph(), knobs);
+    ASSERT_FALSE(estimate.ok()) << padding;
+    EXPECT_EQ(estimate.error().message(), "padding: this convolution has no padding");
+    EXPECT_FALSE(engine.compile(plain.operation_graph(), knobs, device_).ok()) << padding;
+  }
+  check(kConvTunekitDirectEngine, unpadded, {});
   // The same knobs on a grouped convolution that is not depthwise still apply.
   const ConvCase grouped{2, 8, 9, 11, 12, 3, 3, 1, 1, 1, true, true, true, 2};
   check(kConvTunekitDirectEngine, grouped, {{"channel_block", std::int64_t{16}}, {"order", std::string("blocks")}});
@@ -249,9 +264,11 @@ TEST_F(ConvEngines, DirectMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
         check(kConvTunekitDirectEngine, c, {{"order", std::string("rows")}});
         check(kConvTunekitDirectEngine, c, {{"order", std::string("blocks")}, {"channel_block", std::int64_t{32}}});
         // X copied with its padding, and the border pixels on their own,
-        // whichever auto chose.
-        check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
-        check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}, {"order", std::string("blocks")}});
+        // whichever auto chose (a convolution without padding refuses both).
+        if (c.pad > 0) {
+          check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
+          check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}, {"order", std::string("blocks")}});
+        }
       }
     }
   }

@@ -73,6 +73,18 @@ Error add_spec(Graph::Impl& g, const Engine& engine, const std::vector<KnobSetti
   return Error::ok();
 }
 
+// add_spec for one variant of a batch: a knob combination the engine
+// refuses for this graph (NOT_SUPPORTED, such as a knob with nothing to
+// choose on this graph) is skipped with its reason, so that a sweep over an
+// engine's knobs keeps its other variants; any other error stops the batch.
+Error add_variant_spec(Graph::Impl& g, const Engine& engine, const std::vector<KnobSetting>& settings,
+                       const std::string& call) {
+  const Error added = add_spec(g, engine, settings, call);
+  if (added.code() != ErrorCode::NOT_SUPPORTED) return added;
+  log::info("{} (skipped)", added.message());
+  return Error::ok();
+}
+
 std::vector<KnobSetting> to_settings(const std::map<std::string, KnobValue>& map) {
   std::vector<KnobSetting> settings;
   for (const auto& [id, value] : map) settings.push_back({id, value});
@@ -133,8 +145,8 @@ Error Graph::add_engine_variants(const std::vector<EngineVariant>& variants) {
       continue;
     }
     // Fail fast: variants stored before this one stay stored.
-    TUNEKIT_RETURN_IF_ERROR(
-        add_spec(g, *engine, to_settings(variant.knob_settings), fmt::format("add_engine_variants: variant {}", i)));
+    TUNEKIT_RETURN_IF_ERROR(add_variant_spec(g, *engine, to_settings(variant.knob_settings),
+                                             fmt::format("add_engine_variants: variant {}", i)));
   }
   return Error::ok();
 }
@@ -155,8 +167,8 @@ Error Graph::add_engine_sweep(const std::vector<EngineSweepSpec>& specs) {
     }
     for (const auto& warning : expansion->warnings) log::warn("add_engine_sweep: spec {}: {}", i, warning);
     for (std::size_t c = 0; c < expansion->combinations.size(); ++c) {
-      TUNEKIT_RETURN_IF_ERROR(add_spec(g, *engine, expansion->combinations[c],
-                                       fmt::format("add_engine_sweep: spec {} combination {}", i, c)));
+      TUNEKIT_RETURN_IF_ERROR(add_variant_spec(g, *engine, expansion->combinations[c],
+                                               fmt::format("add_engine_sweep: spec {} combination {}", i, c)));
     }
   }
   return Error::ok();

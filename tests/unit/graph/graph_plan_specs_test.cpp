@@ -16,6 +16,9 @@ class PlanSpecs : public GraphFixture {
     tiled.descriptor.knobs = {int_knob("tile", 32, 16, 128, 16), int_knob("split_k", 1, 1, 8)};
     tiled.descriptor.heuristic_priority = 2;
     tiled.estimate = [](const KnobValues& k) { return k.get_int("tile") * 100; };
+    tiled.refuse = [](const KnobValues& k) {
+      return k.get_int("tile") == 112 ? std::string("tile: 112 has nothing to choose here") : std::string();
+    };
     add(tiled);
     FakeBehaviour primed = behaviour(20, "primed");
     primed.descriptor.knobs = {benchmarking_knob(), int_knob("level", 0, 0, 3)};
@@ -132,6 +135,26 @@ TEST_F(PlanSpecs, VariantsSkipUnknownEnginesAndStopAtTheFirstBadKnob) {
   EXPECT_EQ(logs.count_containing("add_engine_variants: variant 1 skipped: engine id 99 is not registered",
                                   log::Level::WARN),
             1);
+}
+
+// A knob combination the engine refuses for this graph (NOT_SUPPORTED) is
+// skipped with its reason by the batch calls, which keep the other variants:
+// a sweep over every knob of an engine meets such combinations.
+TEST_F(PlanSpecs, VariantsAndSweepsSkipCombinationsTheEngineRefusesForThisGraph) {
+  build();
+  LogCapture logs;
+  ASSERT_TRUE(graph.add_engine_variants({{10, {{"tile", 16}}}, {10, {{"tile", 112}}}, {10, {{"tile", 48}}}}).is_good());
+  ASSERT_EQ(graph.plan_specs().size(), 2u);
+  EXPECT_EQ(graph.plan_specs()[1].knob_settings, (std::vector<KnobSetting>{{"tile", 48}}));
+  EXPECT_EQ(logs.count_containing("add_engine_variants: variant 1: tile: 112 has nothing to choose here (skipped)",
+                                  log::Level::INFO),
+            1);
+  ASSERT_TRUE(graph.add_engine_sweep({{10, {{"tile", {96, 112, 128}}}, {}}}).is_good());
+  EXPECT_EQ(graph.plan_specs().size(), 4u);
+  // A single add_engine still reports the refusal.
+  const Error single = graph.add_engine(10, {{"tile", 112}});
+  EXPECT_EQ(single.code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_EQ(single.message(), "add_engine: tile: 112 has nothing to choose here");
 }
 
 TEST_F(PlanSpecs, BatchCallsThatSkipEverythingSucceed) {

@@ -104,6 +104,9 @@ struct FakeBehaviour {
   EngineDescriptor descriptor;
   bool applicable = true;
   std::function<std::int64_t(const KnobValues&)> estimate = [](const KnobValues&) { return std::int64_t{0}; };
+  // A reason when the engine refuses these knobs for the graph (NOT_SUPPORTED
+  // from estimate_workspace and compile); empty: it takes them.
+  std::function<std::string(const KnobValues&)> refuse;
   std::function<std::int64_t(const KnobValues&)> workspace = [](const KnobValues&) { return std::int64_t{0}; };
   std::function<double(const KnobValues&)> cost_ms = [](const KnobValues&) { return 1.0; };
   // Per-execution costs cycled in order (overrides cost_ms when not empty).
@@ -165,6 +168,9 @@ class FakeEngine final : public Engine {
     return Error::ok();
   }
   Result<std::int64_t> estimate_workspace(const OperationGraph&, const KnobValues& knobs) const override {
+    if (b_.refuse) {
+      if (std::string why = b_.refuse(knobs); !why.empty()) return Error(ErrorCode::NOT_SUPPORTED, why);
+    }
     return b_.estimate(knobs);
   }
   Result<std::unique_ptr<ExecutionKernel>> compile(const OperationGraph&, const KnobValues& knobs,

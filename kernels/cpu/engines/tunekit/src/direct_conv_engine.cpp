@@ -520,7 +520,8 @@ graph::Knob padding_knob() {
   knob.description =
       "copy: X copied into the workspace with its padding as zeros, so that every output pixel runs in a tile; "
       "in_place: the pixels whose taps reach into the padding run one by one with the taps inside; auto: copy "
-      "when more than an eighth of the output pixels are such border pixels";
+      "when more than an eighth of the output pixels are such border pixels; a convolution without padding "
+      "refuses copy and in_place";
   return knob;
 }
 
@@ -549,6 +550,16 @@ Error check_depthwise_knobs(const ConvPattern& p, const KnobValues& knobs) {
   return Error::ok();
 }
 
+// Without padding there is nothing to copy: copy and in_place would time
+// the defaults again.
+Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
+  TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
+  if (p.pad_h == 0 && p.pad_w == 0 && knobs.get_string("padding", "auto") != "auto") {
+    return not_supported("padding: this convolution has no padding");
+  }
+  return Error::ok();
+}
+
 }  // namespace
 
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
@@ -561,13 +572,13 @@ std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
                        "the bias and relu applied in registers"},
       match_conv,
       [](const ConvPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
-        TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
+        TUNEKIT_RETURN_IF_ERROR(check_knobs(p, knobs));
         return DirectLayout(p, direct_conv_kernels(cpu::active_isa()), knobs.get_int("channel_block", 0),
                             knobs.get_string("order", "auto"), knobs.get_string("padding", "auto"))
             .workspace_bytes();
       },
       [](const ConvPattern& p, const KnobValues& knobs, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
-        TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
+        TUNEKIT_RETURN_IF_ERROR(check_knobs(p, knobs));
         return std::unique_ptr<ExecutionKernel>(
             new DirectConvKernel(p, direct_conv_kernels(cpu::active_isa()), knobs, threads));
       });
