@@ -76,6 +76,10 @@ class Graph {
   Error add_engine_configs(const std::vector<EngineConfigInfo>& configs);
   Error add_engines(const std::vector<std::int64_t>& engine_ids);
   Error add_engine(std::int64_t engine_id, const std::vector<KnobSetting>& knob_settings = {});
+  // The batch calls skip a variant whose engine is not registered or refuses
+  // its knobs for this graph (NOT_SUPPORTED), each logged with its reason; any
+  // other error (a knob value out of range) stops the batch, the variants
+  // before it staying stored.
   Error add_engine_variants(const std::vector<EngineVariant>& variants);
   Error add_engine_sweep(const std::vector<EngineSweepSpec>& specs);
   Error add_all_engines(const std::vector<HeuristicMode>& modes = {HeuristicMode::FALLBACK});
