@@ -142,8 +142,8 @@ class OnednnConv final : public ExecutionKernel {
  public:
   OnednnConv(ConvPattern pattern, ConvPrimitiveDesc pd, const std::string& algorithm, int threads)
       : p_(pattern), pd_(std::move(pd)), primitive_(*pd_), workspace_(conv_workspace(*pd_, p_, algorithm)),
-        threads_(threads) {
-    const ConvDescs d = conv_descs(p_);
+        user_(conv_descs(p_)), threads_(threads) {
+    const ConvDescs& d = user_;
     const dnnl::engine& engine = onednn_cpu_engine();
     if (workspace_.reorder) {
       reorder_ = dnnl::reorder(dnnl::reorder::primitive_desc(engine, d.w_user, engine, pd_->weights_desc()));
@@ -158,7 +158,7 @@ class OnednnConv final : public ExecutionKernel {
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
     try {
-      const ConvDescs d = conv_descs(p_);
+      const ConvDescs& d = user_;
       const dnnl::engine& engine = onednn_cpu_engine();
       auto* base = static_cast<std::byte*>(args.workspace);
       dnnl::stream stream(engine);
@@ -207,6 +207,7 @@ class OnednnConv final : public ExecutionKernel {
   ConvPrimitiveDesc pd_;
   dnnl::convolution_forward primitive_;
   ConvWorkspace workspace_;
+  ConvDescs user_;  // the graph's layouts (conv_descs(p_)), made once
   dnnl::reorder reorder_, x_in_, y_out_;
   // The transformed filter (ConvWorkspace::keeps_weights) and the hash of
   // the filter bytes it was made from; kept_ false until one is made.

@@ -147,12 +147,13 @@ struct DirectLayout {
   bool packs_per_thread() const { return !rows_outer && !depthwise; }
   std::int64_t shared_filter_floats() const { return packs_per_thread() ? 0 : filter_floats; }
 
-  DirectLayout(const ConvPattern& p, const DirectConvKernels& kernels, std::int64_t channel_block,
-               const std::string& order, const std::string& padding) {
+  // From the knobs channel_block, order and padding.
+  DirectLayout(const ConvPattern& p, const DirectConvKernels& kernels, const KnobValues& knobs) {
+    const std::string order = knobs.get_string("order", "auto"), padding = knobs.get_string("padding", "auto");
     channels_in = p.c / p.groups;
     channels_out = p.k / p.groups;
     taps = p.r * p.s;
-    part = channels_per_part(channels_in, channel_block);
+    part = channels_per_part(channels_in, knobs.get_int("channel_block", 0));
     depthwise = channels_in == 1 && channels_out == 1;
     if (depthwise) {
       blocks = (p.groups + kernels.block_k - 1) / kernels.block_k;
@@ -187,8 +188,7 @@ class DirectConvKernel final : public ExecutionKernel {
  public:
   DirectConvKernel(const ConvPattern& pattern, const DirectConvKernels& kernels, const KnobValues& knobs, int threads)
       : p_(pattern), kernels_(kernels),
-        layout_(pattern, kernels, knobs.get_int("channel_block", 0), knobs.get_string("order", "auto"),
-                knobs.get_string("padding", "auto")),
+        layout_(pattern, kernels, knobs),
         x_(as_read(pattern, layout_.padded_copy)), interior_(interior_pixels(x_)), threads_(threads) {}
 
   std::int64_t workspace_size() const override { return layout_.workspace_bytes(); }
@@ -564,18 +564,15 @@ Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
 
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
   return std::make_shared<PatternEngine<ConvPattern>>(
-      EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT", {threads_knob(), channel_block_knob(), order_knob(), padding_knob()},
-                       10,
+      EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT",
+                       {threads_knob(), channel_block_knob(), order_knob(), padding_knob()}, 10,
                        "register tiles of output pixels x output channels (depthwise: x channels) summed straight "
-                       "from the input against a packed filter, border pixels on their own with the taps inside or X copied "
-                       "with its padding, "
-                       "the bias and relu applied in registers"},
+                       "from the input against a packed filter, border pixels on their own with the taps inside or X "
+                       "copied with its padding, the bias and relu applied in registers"},
       match_conv,
       [](const ConvPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
         TUNEKIT_RETURN_IF_ERROR(check_knobs(p, knobs));
-        return DirectLayout(p, direct_conv_kernels(cpu::active_isa()), knobs.get_int("channel_block", 0),
-                            knobs.get_string("order", "auto"), knobs.get_string("padding", "auto"))
-            .workspace_bytes();
+        return DirectLayout(p, direct_conv_kernels(cpu::active_isa()), knobs).workspace_bytes();
       },
       [](const ConvPattern& p, const KnobValues& knobs, int threads) -> Result<std::unique_ptr<ExecutionKernel>> {
         TUNEKIT_RETURN_IF_ERROR(check_knobs(p, knobs));
