@@ -215,6 +215,63 @@ TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
   }
 }
 
+// Groups whose lanes hold groups (the lanes knob): channels per group that
+// the tiles' transposes handle in registers (1, 2, 4, 8, 16) and others (3,
+// 5), output channels per group of every tile width J (4: whole groups in a
+// tile, or a group in several tiles; 2; 1; 3 and 6 in tiles of 1 and 2),
+// groups that fill no lane block (the last partial on every path), both
+// layouts, stride, dilation and no padding.
+const std::vector<ConvCase>& lanes_of_groups_cases() {
+  static const std::vector<ConvCase> cases{
+      {1, 64, 7, 9, 64, 3, 3, 1, 1, 1, true, true, true, 16},   {1, 64, 7, 9, 64, 3, 3, 1, 1, 1, false, true, true, 16},
+      {2, 40, 6, 7, 40, 3, 3, 1, 1, 1, true, true, false, 20},  {1, 40, 9, 10, 40, 3, 3, 1, 2, 1, true, false, true, 5},
+      {1, 32, 5, 5, 32, 3, 3, 1, 1, 1, true, true, true, 2},    {1, 24, 8, 8, 48, 3, 3, 2, 1, 2, true, true, true, 8},
+      {1, 16, 6, 6, 32, 3, 3, 1, 1, 1, false, true, false, 16}, {1, 32, 6, 6, 8, 3, 3, 1, 1, 1, true, true, true, 8},
+      {1, 35, 8, 8, 21, 3, 3, 0, 1, 1, true, true, true, 7},    {1, 24, 7, 7, 18, 1, 1, 0, 1, 1, false, true, true, 6},
+  };
+  return cases;
+}
+
+TEST_F(ConvEngines, DirectWithLanesOfGroupsMatchesTheDoubleReferenceOnEveryInstructionSetPath) {
+  for (cpu::CpuIsa isa : runnable_isas()) {
+    SCOPED_TRACE(std::string(cpu::to_string(isa)));
+    auto forced = cpu::ScopedIsa::force(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const ConvCase& c : lanes_of_groups_cases()) {
+      check(kConvTunekitDirectEngine, c, {{"lanes", std::string("groups")}});
+      check(kConvTunekitDirectEngine, c, {{"lanes", std::string("groups")}, {"threads", std::int64_t{1}}});
+      check(kConvTunekitDirectEngine, c, {{"lanes", std::string("channels")}});
+    }
+  }
+}
+
+TEST_F(ConvEngines, DirectRefusesLanesOfGroupsWhereTheyDoNotApply) {
+  const Engine& engine = *registry_->find(kConvTunekitDirectEngine);
+  auto refusal = [&](const ConvCase& c, const std::vector<KnobSetting>& settings) {
+    Graph graph;
+    build(graph, c);
+    EXPECT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    const KnobValues knobs = engine.descriptor().resolve(settings);
+    Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+    EXPECT_FALSE(engine.compile(graph.operation_graph(), knobs, device_).ok());
+    return estimate.ok() ? std::string("accepted") : estimate.error().message();
+  };
+  const ConvCase plain{1, 8, 9, 9, 16, 3, 3, 1, 1, 1, true, true, true};
+  const ConvCase depthwise{1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40};
+  const ConvCase grouped{1, 64, 7, 9, 64, 3, 3, 1, 1, 1, true, true, true, 16};
+  const KnobSetting groups{"lanes", std::string("groups")};
+  EXPECT_EQ(refusal(plain, {groups}), "lanes groups: this convolution has one group");
+  EXPECT_EQ(refusal(plain, {{"lanes", std::string("channels")}}), "lanes: this convolution has one group");
+  EXPECT_EQ(refusal(depthwise, {groups}), "lanes: a depthwise convolution has tiles of its own (their lanes are groups)");
+  EXPECT_EQ(refusal(grouped, {groups, {"channel_block", std::int64_t{16}}}),
+            "lanes groups: sums every channel in one pass");
+  EXPECT_EQ(refusal(grouped, {groups, {"order", std::string("rows")}}), "lanes groups: runs by rows of lane blocks");
+  EXPECT_EQ(refusal(grouped, {groups, {"padding", std::string("in_place")}}),
+            "lanes groups: always copies X (with its padding)");
+  // auto keeps the tiles of channels where another knob asks for what only they do.
+  check(kConvTunekitDirectEngine, grouped, {{"padding", std::string("in_place")}, {"order", std::string("blocks")}});
+}
+
 TEST_F(ConvEngines, DirectRefusesKnobsWithNothingToChoose) {
   const ConvCase c{1, 40, 9, 13, 40, 3, 3, 1, 1, 1, true, true, true, 40};
   Graph graph;
@@ -413,6 +470,7 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
   std::vector<ConvCase> cases = general_cases();
   cases.insert(cases.end(), direct_cases().begin(), direct_cases().end());
   cases.insert(cases.end(), grouped_cases().begin(), grouped_cases().end());
+  cases.insert(cases.end(), lanes_of_groups_cases().begin(), lanes_of_groups_cases().end());
   for (const ConvCase& c : cases) {
     Graph graph;
     build(graph, c);
@@ -457,7 +515,18 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
         const bool padded = 8 * border > c.p() * c.q();
         const std::int64_t input = padded ? c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * c.c
                                    : c.nhwc ? 0 : c.n * c.h * c.w * c.c;
-        EXPECT_EQ(*estimate, (filter + input) * 4) << c.describe();
+        // Lanes of groups (auto: groups of at most half a block of output
+        // channels): the filter, the bias and X with its padding in whole
+        // lane blocks of groups, each pixel one vector longer.
+        const std::int64_t lanes = block / 2, cg = c.c / c.groups;
+        const std::int64_t lane_blocks = (c.groups + lanes - 1) / lanes;
+        const bool grouped = !depthwise && c.groups > 1 && 2 * kg <= block;
+        const std::int64_t grouped_floats =
+            lane_blocks * lanes * kg * (c.r * c.s * cg + 1) +
+            c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * (lane_blocks * cg + 1) * lanes;
+        // A cache line more, to align the parts, where there are any.
+        const std::int64_t used = (grouped ? grouped_floats : filter + input) * 4;
+        EXPECT_EQ(*estimate, used > 0 ? used + 64 : 0) << c.describe();
       }
     }
   }

@@ -1,8 +1,10 @@
 // The direct convolution's register tiles written once over a vector policy
-// S (T, V, kLanes, zero, load, set1, fma, max, add, store), included by
-// direct_conv_portable.cpp, _avx2.cpp and _avx512.cpp inside their anonymous
-// namespace after they define S and kPixels (pixels per tile), so that each
-// copy is compiled for its file's instruction set. It includes nothing.
+// S (T, V, kLanes, zero, load, set1, fma, max, add, store, interleave_lo/hi,
+// even/odd), included by direct_conv_portable.cpp, _avx2.cpp and _avx512.cpp
+// inside their anonymous namespace after they define S, kPixels (pixels per
+// tile) and kGroupedAccumulators (the grouped tiles' sums held in
+// registers), so that each copy is compiled for its file's instruction set.
+// It includes nothing.
 
 constexpr int kBlockK = 2 * S::kLanes;
 
@@ -227,4 +229,170 @@ void depthwise_row(const DirectConvRow& a) {
   std::int64_t first = 0;
   for (; first + kPixels <= a.pixels; first += kPixels) depthwise_pixels<kPixels>(a, first);
   depthwise_tail<kPixels - 1>(a, first, a.pixels - first);
+}
+
+// Grouped tiles (DirectConvKernels::grouped_row): lanes are groups.
+
+// N vectors whose lane l is group l's value j (v[j]) in the order Y holds
+// them, group after group: rounds of interleaving, each pairing vector i
+// with vector i + N/2 (log2 N rounds, N a power of two).
+template <int N>
+[[gnu::always_inline]] inline void groups_to_memory_order(typename S::V* v) {
+  using V = typename S::V;
+  for (int round = 1; round < N; round *= 2) {
+    V out[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N / 2; ++i) {
+      out[2 * i] = S::interleave_lo(v[i], v[i + N / 2]);
+      out[2 * i + 1] = S::interleave_hi(v[i], v[i + N / 2]);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] = out[i];
+  }
+}
+
+// The inverse: N vectors of memory order (kLanes groups of N values each)
+// as vector c = value c of every group.
+template <int N>
+[[gnu::always_inline]] inline void memory_to_groups_order(typename S::V* v) {
+  using V = typename S::V;
+  for (int round = 1; round < N; round *= 2) {
+    V out[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N / 2; ++i) {
+      out[i] = S::even(v[2 * i], v[2 * i + 1]);
+      out[i + N / 2] = S::odd(v[2 * i], v[2 * i + 1]);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] = out[i];
+  }
+}
+
+// NP pixels from `first` of J output channels of every group of the lane
+// block: per tap and input channel, J filter vectors and one input vector
+// per pixel, J fused multiply-adds per pixel, no broadcast and no idle lane.
+template <int NP, int J>
+void grouped_tile(const DirectConvRow& a, std::int64_t first) {
+  using V = typename S::V;
+  constexpr int L = S::kLanes;
+  V c[NP][J];
+#pragma GCC unroll 16
+  for (int i = 0; i < NP; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j) c[i][j] = S::zero();
+  }
+  const std::int64_t step = a.pixel_step;
+  for (std::int64_t t = 0; t < a.tap_count; ++t) {
+    const float* x = a.taps[t] + first * step;
+    const float* w = a.tap_weights[t];
+    for (std::int64_t ch = 0; ch < a.channels; ++ch) {
+      V wj[J];
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) wj[j] = S::load(w + j * L);
+      w += J * L;
+#pragma GCC unroll 16
+      for (int i = 0; i < NP; ++i) {
+        const V xi = S::load(x + i * step + ch * L);
+#pragma GCC unroll 4
+        for (int j = 0; j < J; ++j) c[i][j] = S::fma(xi, wj[j], c[i][j]);
+      }
+    }
+  }
+  if (a.bias != nullptr) {
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j) {
+      const V b = S::load(a.bias + j * L);
+#pragma GCC unroll 16
+      for (int i = 0; i < NP; ++i) c[i][j] = S::add(c[i][j], b);
+    }
+  }
+  if (a.relu) {
+#pragma GCC unroll 16
+    for (int i = 0; i < NP; ++i) {
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) c[i][j] = S::max(c[i][j], S::zero());
+    }
+  }
+  // Whole: the block's every group's J values lie together in Y (J is all
+  // of a group's channels), kLanes x J floats in a row.
+  const bool whole = a.y_group_step == J && a.valid_lanes == L;
+  float* y = a.y + first * a.y_pixel_step;
+#pragma GCC unroll 16
+  for (int i = 0; i < NP; ++i) {
+    groups_to_memory_order<J>(c[i]);
+    float* yi = y + i * a.y_pixel_step;
+    if (whole) {
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) S::store(yi + j * L, c[i][j]);
+      continue;
+    }
+    float staged[J * L];
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j) S::store(staged + j * L, c[i][j]);
+    for (std::int64_t l = 0; l < a.valid_lanes; ++l) {
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) yi[l * a.y_group_step + j] = staged[l * J + j];
+    }
+  }
+}
+
+template <int NP, int J>
+void grouped_tail(const DirectConvRow& a, std::int64_t first, std::int64_t left) {
+  if constexpr (NP > 0) {
+    if (left == NP) {
+      grouped_tile<NP, J>(a, first);
+    } else {
+      grouped_tail<NP - 1, J>(a, first, left);
+    }
+  }
+}
+
+// A row in tiles of near-equal width, as row() does.
+template <int J>
+void grouped_row(const DirectConvRow& a) {
+  constexpr int kWidest = kGroupedAccumulators / J < 12 ? kGroupedAccumulators / J : 12;
+  const std::int64_t tiles = (a.pixels + kWidest - 1) / kWidest;
+  std::int64_t first = 0;
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const std::int64_t width = (a.pixels - first) / (tiles - t);
+    grouped_tail<kWidest, J>(a, first, width);
+    first += width;
+  }
+}
+
+template <int N>
+void transpose_lane_block(const float* from, float* to) {
+  using V = typename S::V;
+  constexpr int L = S::kLanes;
+  V v[N];
+#pragma GCC unroll 16
+  for (int m = 0; m < N; ++m) v[m] = S::load(from + m * L);
+  memory_to_groups_order<N>(v);
+#pragma GCC unroll 16
+  for (int m = 0; m < N; ++m) S::store(to + m * L, v[m]);
+}
+
+void channels_to_lanes(const float* from, float* to, std::int64_t channels_per_group, std::int64_t groups) {
+  constexpr std::int64_t L = S::kLanes;
+  const std::int64_t cg = channels_per_group;
+  std::int64_t g0 = 0;
+  // Whole lane blocks of a power-of-two channel count in registers.
+  for (; g0 + L <= groups; g0 += L, from += L * cg, to += L * cg) {
+    switch (cg) {
+      case 1: S::store(to, S::load(from)); continue;
+      case 2: transpose_lane_block<2>(from, to); continue;
+      case 4: transpose_lane_block<4>(from, to); continue;
+      case 8: transpose_lane_block<8>(from, to); continue;
+      case 16: transpose_lane_block<16>(from, to); continue;
+      default: break;
+    }
+    for (std::int64_t c = 0; c < cg; ++c) {
+      for (std::int64_t l = 0; l < L; ++l) to[c * L + l] = from[l * cg + c];
+    }
+  }
+  if (g0 == groups) return;
+  // The last, partial block: zeros past the last group.
+  for (std::int64_t c = 0; c < cg; ++c) {
+    for (std::int64_t l = 0; l < L; ++l) to[c * L + l] = g0 + l < groups ? from[l * cg + c] : 0.0f;
+  }
 }

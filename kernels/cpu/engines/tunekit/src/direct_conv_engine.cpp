@@ -24,12 +24,18 @@
 // rows to share, part of its channels) whose pixel tiles run every channel
 // block in turn, so that X is read and Y written along their contiguous
 // NHWC channels (one block per task, a 64-byte column of every pixel, ran
-// 2.2x slower at batch 1 on a Zen 3).
+// 2.2x slower at batch 1 on a Zen 3). Groups of few channels (ResNeXt's 4
+// per group would fill 4 of a 32-channel tile's lanes) run with lanes of
+// groups instead (the lanes knob; DirectLayout::grouped): X copied with its
+// padding and each lane block's channels reordered, the filter and the bias
+// packed to match, a task per output row and lane block.
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <vector>
@@ -61,6 +67,14 @@ constexpr std::int64_t kRowsOuterFilterBytes = 256 * 1024;
 // 14 x 14, 27% border pixels: they took a quarter of the time on a Zen 5; at
 // 56 x 56, 7%, the copy is not worth its pass over X).
 constexpr double kBorderFractionToCopy = 0.125;
+
+constexpr std::int64_t kWorkspaceAlignment = 64;
+
+void* align_up(void* workspace) {
+  const auto address = reinterpret_cast<std::uintptr_t>(workspace);
+  const auto misalignment = address % kWorkspaceAlignment;
+  return static_cast<std::byte*>(workspace) + (misalignment == 0 ? 0 : kWorkspaceAlignment - misalignment);
+}
 
 // A thread's packed filter block (DirectLayout::packs_per_thread) of at
 // least `floats`; it grows only, so that an execution allocates only when a
@@ -114,6 +128,18 @@ ConvPattern as_read(const ConvPattern& p, bool padded_copy) {
   return read;
 }
 
+// The lanes knob: groups, or with auto, groups of at most half a tile's
+// output channels (the tiles of output channels would leave half their
+// lanes or more idle), where no other knob asks for what only those tiles
+// do. Never for a depthwise convolution, which has tiles of groups already.
+bool lanes_are_groups(const ConvPattern& p, const DirectConvKernels& kernels, const KnobValues& knobs) {
+  const std::string lanes = knobs.get_string("lanes", "auto");
+  const std::int64_t channels_in = p.c / p.groups, channels_out = p.k / p.groups;
+  if (lanes != "auto" || (channels_in == 1 && channels_out == 1)) return lanes == "groups";
+  return p.groups > 1 && 2 * channels_out <= kernels.block_k && knobs.get_int("channel_block", 0) == 0 &&
+         knobs.get_string("order", "auto") == "auto" && knobs.get_string("padding", "auto") != "in_place";
+}
+
 // Input channels per part: all of them (knob 0), else at most the knob's
 // value, evened out so that the parts differ by at most one channel.
 std::int64_t channels_per_part(std::int64_t channels, std::int64_t knob) {
@@ -129,6 +155,20 @@ struct DirectLayout {
   std::int64_t taps = 0;
   std::int64_t part = 0;           // input channels per part (the last may have fewer)
   bool depthwise = false;          // one input and one output channel per group
+  // Lanes are groups (the lanes knob; DirectConvKernels::grouped_row): X
+  // copied as [n][h + 2 pad_h][w + 2 pad_w][lane block][channel of the
+  // group][group_lanes], the filter packed as [lane block][J-block of output
+  // channels][tap][channel][J][group_lanes], the bias as [lane block]
+  // [J-block][J][group_lanes]; a task is one output row of one lane block.
+  bool grouped = false;
+  std::int64_t lane_blocks = 0;    // grouped: blocks of group_lanes groups
+  int group_j = 1;                 // grouped: output channels per group in a tile (1, 2 or 4)
+  // Grouped: X's copy's floats per pixel, one vector more than its channels
+  // so that pixels are not a power of two of bytes apart: 2 KiB apart (512
+  // channels), the lines a tile reads of its pixels and filter rows fell in
+  // the same few sets of the L1 cache and evicted each other.
+  std::int64_t lane_floats = 0;
+  std::int64_t bias_floats = 0;    // grouped: the packed bias
   std::int64_t block_floats = 0;   // one block's packed filter
   std::int64_t filter_floats = 0;  // all of them
   std::int64_t input_floats = 0;   // the NHWC copy of X (NCHW, or padded)
@@ -144,10 +184,11 @@ struct DirectLayout {
   // packed block is read back from the thread's L2 cache instead of from
   // memory shared with the other threads (packing all of a 2.4 MB filter up
   // front took a fifth of a 14 x 14 x 256 3x3 convolution's time on a Zen 5).
-  bool packs_per_thread() const { return !rows_outer && !depthwise; }
-  std::int64_t shared_filter_floats() const { return packs_per_thread() ? 0 : filter_floats; }
+  bool packs_per_thread() const { return !rows_outer && !depthwise && !grouped; }
+  // The filter (and the bias) packed before the tasks run, at the workspace's start.
+  std::int64_t shared_filter_floats() const { return packs_per_thread() ? 0 : filter_floats + bias_floats; }
 
-  // From the knobs channel_block, order and padding.
+  // From the knobs channel_block, order, padding and lanes.
   DirectLayout(const ConvPattern& p, const DirectConvKernels& kernels, const KnobValues& knobs) {
     const std::string order = knobs.get_string("order", "auto"), padding = knobs.get_string("padding", "auto");
     channels_in = p.c / p.groups;
@@ -155,6 +196,17 @@ struct DirectLayout {
     taps = p.r * p.s;
     part = channels_per_part(channels_in, knobs.get_int("channel_block", 0));
     depthwise = channels_in == 1 && channels_out == 1;
+    grouped = lanes_are_groups(p, kernels, knobs);
+    if (grouped) {
+      lane_blocks = (p.groups + kernels.group_lanes - 1) / kernels.group_lanes;
+      group_j = channels_out % 4 == 0 ? 4 : (channels_out % 2 == 0 ? 2 : 1);
+      lane_floats = (lane_blocks * channels_in + 1) * kernels.group_lanes;
+      filter_floats = lane_blocks * channels_out * taps * channels_in * kernels.group_lanes;
+      bias_floats = lane_blocks * channels_out * kernels.group_lanes;
+      padded_copy = true;
+      input_floats = p.n * (p.h + 2 * p.pad_h) * (p.w + 2 * p.pad_w) * lane_floats;
+      return;
+    }
     if (depthwise) {
       blocks = (p.groups + kernels.block_k - 1) / kernels.block_k;
       block_floats = taps * kernels.block_k;
@@ -179,8 +231,13 @@ struct DirectLayout {
       rows_outer = filter_floats * static_cast<std::int64_t>(sizeof(float)) <= kRowsOuterFilterBytes;
     }
   }
+  // What the parts take, and a cache line more to start them on one: the
+  // tiles' vector loads of the filter and of the grouped copy of X are
+  // aligned then (a workspace at 16 bytes past a line made the grouped tiles
+  // 1.4x slower on an Emerald Rapids, every load split across two lines).
   std::int64_t workspace_bytes() const {
-    return (shared_filter_floats() + input_floats) * static_cast<std::int64_t>(sizeof(float));
+    const std::int64_t used = (shared_filter_floats() + input_floats) * static_cast<std::int64_t>(sizeof(float));
+    return used > 0 ? used + kWorkspaceAlignment : 0;
   }
 };
 
@@ -197,9 +254,17 @@ class DirectConvKernel final : public ExecutionKernel {
     TUNEKIT_RETURN_IF_ERROR(check_workspace(args, workspace_size()));
     Result<ConvBuffers> b = find_buffers(p_, args.variant_pack);
     if (!b.ok()) return b.error();
-    auto* packed = static_cast<float*>(args.workspace);
+    auto* packed = static_cast<float*>(align_up(args.workspace));
     const float* input = b->x;
     float* copied = packed + layout_.shared_filter_floats();
+    if (layout_.grouped) {
+      copy_to_lanes(b->x, copied);
+      pack_grouped_filter(b->w, packed);
+      float* packed_bias = packed + layout_.filter_floats;
+      if (b->bias != nullptr) pack_grouped_bias(b->bias, packed_bias);
+      convolve_grouped(copied, packed, b->bias != nullptr ? packed_bias : nullptr, b->y);
+      return Error::ok();
+    }
     if (layout_.padded_copy) {
       copy_padded(b->x, copied);
       input = copied;
@@ -303,6 +368,127 @@ class DirectConvKernel final : public ExecutionKernel {
       for (std::int64_t ch = 0; ch < c; ++ch) {
         const float* from = x + ((image * c + ch) * p_.h + ih) * p_.w;
         for (std::int64_t iw = 0; iw < p_.w; ++iw) inside[iw * c + ch] = from[iw];
+      }
+    });
+  }
+
+  // X (NHWC or NCHW) as the grouped tiles read it (DirectLayout::grouped),
+  // with its padding as zeros.
+  void copy_to_lanes(const float* x, float* out) const {
+    const std::int64_t height = x_.h, width = x_.w, floats = layout_.lane_floats;
+    const std::int64_t lanes = kernels_.group_lanes, cg = layout_.channels_in;
+    cpu::parallel_for(threads_, p_.n * height, [&](std::int64_t padded_row) {
+      const std::int64_t image = padded_row / height, ih = padded_row % height - p_.pad_h;
+      float* to = out + padded_row * width * floats;
+      if (ih < 0 || ih >= p_.h) {
+        std::fill(to, to + width * floats, 0.0f);
+        return;
+      }
+      std::fill(to, to + p_.pad_w * floats, 0.0f);
+      std::fill(to + (p_.pad_w + p_.w) * floats, to + width * floats, 0.0f);
+      float* inside = to + p_.pad_w * floats;
+      if (p_.nhwc) {
+        const float* from = x + (image * p_.h + ih) * p_.w * p_.c;
+        for (std::int64_t iw = 0; iw < p_.w; ++iw) {
+          kernels_.channels_to_lanes(from + iw * p_.c, inside + iw * floats, cg, p_.groups);
+        }
+        return;
+      }
+      const std::int64_t plane = p_.h * p_.w;
+      const float* from = x + image * p_.c * plane + ih * p_.w;
+      for (std::int64_t g = 0; g < layout_.lane_blocks * lanes; ++g) {
+        for (std::int64_t c = 0; c < cg; ++c) {
+          float* lane = inside + (g / lanes * cg + c) * lanes + g % lanes;
+          const float* channel = from + (g * cg + c) * plane;
+          for (std::int64_t iw = 0; iw < p_.w; ++iw) lane[iw * floats] = g < p_.groups ? channel[iw] : 0.0f;
+        }
+      }
+    });
+  }
+
+  // Grouped: [lane block][J-block][tap][c][j][lane] = W[k][c][r][s] for k =
+  // group (block * group_lanes + lane) x channels_out + J-block x J + j; 0
+  // past the last group.
+  void pack_grouped_filter(const float* w, float* packed) const {
+    const std::int64_t lanes = kernels_.group_lanes, cg = layout_.channels_in, kg = layout_.channels_out;
+    const std::int64_t taps = layout_.taps, j_size = layout_.group_j;
+    cpu::parallel_for(threads_, layout_.lane_blocks, [&](std::int64_t block) {
+      float* out = packed + block * kg * taps * cg * lanes;
+      for (std::int64_t j0 = 0; j0 < kg; j0 += j_size) {
+        for (std::int64_t t = 0; t < taps; ++t) {
+          for (std::int64_t c = 0; c < cg; ++c) {
+            for (std::int64_t j = 0; j < j_size; ++j) {
+              for (std::int64_t lane = 0; lane < lanes; ++lane, ++out) {
+                const std::int64_t g = block * lanes + lane;
+                *out = g < p_.groups ? w[((g * kg + j0 + j) * cg + c) * taps + t] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+
+  // Grouped: [lane block][J-block][j][lane] = bias[k], k as for the filter.
+  void pack_grouped_bias(const float* bias, float* packed) const {
+    const std::int64_t lanes = kernels_.group_lanes, kg = layout_.channels_out;
+    for (std::int64_t block = 0; block < layout_.lane_blocks; ++block) {
+      for (std::int64_t k = 0; k < kg; ++k) {
+        for (std::int64_t lane = 0; lane < lanes; ++lane, ++packed) {
+          const std::int64_t g = block * lanes + lane;
+          *packed = g < p_.groups ? bias[g * kg + k] : 0.0f;
+        }
+      }
+    }
+  }
+
+  // Grouped: every (image, output row, lane block) is one task, which runs
+  // the row's tiles for each J-block of the groups' output channels in turn
+  // (X's lines of the row reused from the cache). Every pixel is interior:
+  // X is always copied with its padding.
+  void convolve_grouped(const float* input, const float* packed, const float* packed_bias, float* y) const {
+    const std::int64_t lanes = kernels_.group_lanes, cg = layout_.channels_in, kg = layout_.channels_out;
+    const std::int64_t j_size = layout_.group_j, floats = layout_.lane_floats, blocks = layout_.lane_blocks;
+    const std::int64_t block_channels = lanes * kg;  // a lane block's output channels, contiguous in Y
+    const std::int64_t tasks = p_.n * p_.p * blocks;
+    const auto kernel = kernels_.grouped_row[j_size == 4 ? 2 : j_size - 1];
+    cpu::run_on_team(threads_, [&] {
+      std::vector<const float*> taps(static_cast<std::size_t>(layout_.taps));
+      std::vector<const float*> tap_weights(static_cast<std::size_t>(layout_.taps));
+      // NCHW: the tiles write a row of the block in NHWC order here first.
+      std::vector<float> staged(p_.nhwc ? 0 : static_cast<std::size_t>(p_.q * block_channels));
+      DirectConvRow row;
+      row.taps = taps.data();
+      row.tap_weights = tap_weights.data();
+      row.tap_count = layout_.taps;
+      row.channels = cg;
+      row.pixel_step = p_.stride_w * floats;
+      row.pixels = p_.q;
+      row.relu = p_.relu;
+      row.y_group_step = kg;
+      row.y_pixel_step = p_.nhwc ? p_.k : block_channels;
+#pragma omp for schedule(static)
+      for (std::int64_t t = 0; t < tasks; ++t) {
+        const std::int64_t block = t % blocks, oh = t / blocks % p_.p, image = t / (blocks * p_.p);
+        row.valid_lanes = std::min(lanes, p_.groups - block * lanes);
+        const std::int64_t k0 = block * block_channels;
+        float* y_row = p_.nhwc ? y + ((image * p_.p + oh) * p_.q) * p_.k + k0 : staged.data();
+        for (std::int64_t j0 = 0; j0 < kg; j0 += j_size) {
+          const std::int64_t filter = (block * kg + j0) * layout_.taps * cg * lanes;
+          std::int64_t n = 0;
+          for (std::int64_t r = 0; r < x_.r; ++r) {
+            const std::int64_t ih = oh * x_.stride_h + r * x_.dilation_h;
+            for (std::int64_t s = 0; s < x_.s; ++s, ++n) {
+              taps[static_cast<std::size_t>(n)] =
+                  input + ((image * x_.h + ih) * x_.w + s * x_.dilation_w) * floats + block * cg * lanes;
+              tap_weights[static_cast<std::size_t>(n)] = packed + filter + n * cg * j_size * lanes;
+            }
+          }
+          row.y = y_row + j0;
+          row.bias = packed_bias != nullptr ? packed_bias + (block * kg + j0) * lanes : nullptr;
+          kernel(row);
+        }
+        if (!p_.nhwc) scatter_nchw_row(staged.data(), block_channels, row.valid_lanes * kg, image, k0, oh, y);
       }
     });
   }
@@ -536,6 +722,20 @@ graph::Knob channel_block_knob() {
   return knob;
 }
 
+graph::Knob lanes_knob() {
+  graph::Knob knob;
+  knob.id = "lanes";
+  knob.type = graph::KnobType::STRING;
+  knob.default_value = std::string("auto");
+  knob.allowed_values = {std::string("auto"), std::string("channels"), std::string("groups")};
+  knob.description =
+      "what a tile's vector lanes hold: channels (output channels of one group), groups (one output channel of "
+      "each of consecutive groups, X copied with its channels reordered to match), auto (groups when a group "
+      "has at most half a tile's output channels); groups needs a grouped, not depthwise, convolution and "
+      "refuses channel_block, order and padding in_place";
+  return knob;
+}
+
 // A depthwise convolution has one input channel per group and runs by rows:
 // the channel_block and order knobs have nothing to choose there, and a
 // candidate that set them would time the defaults again.
@@ -554,6 +754,19 @@ Error check_depthwise_knobs(const ConvPattern& p, const KnobValues& knobs) {
 // the defaults again.
 Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
   TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
+  const std::string lanes = knobs.get_string("lanes", "auto");
+  if (lanes != "auto" && p.c == p.groups && p.k == p.groups) {
+    return not_supported("lanes: a depthwise convolution has tiles of its own (their lanes are groups)");
+  }
+  if (lanes == "channels" && p.groups == 1) return not_supported("lanes: this convolution has one group");
+  if (lanes == "groups") {
+    if (p.groups == 1) return not_supported("lanes groups: this convolution has one group");
+    if (knobs.get_int("channel_block", 0) != 0) return not_supported("lanes groups: sums every channel in one pass");
+    if (knobs.get_string("order", "auto") != "auto") return not_supported("lanes groups: runs by rows of lane blocks");
+    if (knobs.get_string("padding", "auto") == "in_place") {
+      return not_supported("lanes groups: always copies X (with its padding)");
+    }
+  }
   if (p.pad_h == 0 && p.pad_w == 0 && knobs.get_string("padding", "auto") != "auto") {
     return not_supported("padding: this convolution has no padding");
   }
@@ -565,10 +778,11 @@ Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
   return std::make_shared<PatternEngine<ConvPattern>>(
       EngineDescriptor{kConvTunekitDirectEngine, "CPU_CONV_TUNEKIT_DIRECT",
-                       {threads_knob(), channel_block_knob(), order_knob(), padding_knob()}, 10,
-                       "register tiles of output pixels x output channels (depthwise: x channels) summed straight "
-                       "from the input against a packed filter, border pixels on their own with the taps inside or X "
-                       "copied with its padding, the bias and relu applied in registers"},
+                       {threads_knob(), channel_block_knob(), order_knob(), padding_knob(), lanes_knob()}, 10,
+                       "register tiles of output pixels x output channels (depthwise: x channels; groups of few "
+                       "channels: x groups) summed straight from the input against a packed filter, border pixels on "
+                       "their own with the taps inside or X copied with its padding, the bias and relu applied in "
+                       "registers"},
       match_conv,
       [](const ConvPattern& p, const KnobValues& knobs) -> Result<std::int64_t> {
         TUNEKIT_RETURN_IF_ERROR(check_knobs(p, knobs));

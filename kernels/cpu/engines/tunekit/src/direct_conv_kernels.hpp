@@ -53,6 +53,11 @@ struct DirectConvRow {
   // are applied before the store.
   const float* bias = nullptr;
   bool relu = false;
+  // Grouped tiles only (grouped_row): floats between one group's outputs
+  // and the next's in Y (the output channels per group), and the groups of
+  // the lane block that belong to Y (the last block may have fewer).
+  std::int64_t y_group_step = 0;
+  std::int64_t valid_lanes = 0;
 };
 
 struct DirectConvKernels {
@@ -63,6 +68,22 @@ struct DirectConvKernels {
   // per group): the lanes are consecutive channels (groups) of one pixel,
   // a tap's filter is block_k floats per block, `channels` is not read.
   void (*depthwise_row)(const DirectConvRow& row);
+  // Grouped tiles, for groups of few channels (which the tiles above run
+  // with most of their lanes idle: 4 output channels per group fill 4 of 32):
+  // the lanes are `group_lanes` consecutive groups instead, X read from a
+  // copy whose channels are ordered [lane block][input channel of the
+  // group][group_lanes groups], so that one vector load gives one channel of
+  // each of the block's groups, and a tap's filter is channels x J vectors,
+  // J = 2^i output channels of every group (grouped_row[i], i = 0, 1, 2).
+  // The sums are transposed back to Y's order in registers before the store.
+  // The taps include the tile's lane block's offset; `channels` is the
+  // input channels per group; bias (when set) J vectors in the filter's order.
+  int group_lanes;
+  void (*grouped_row[3])(const DirectConvRow& row);
+  // One pixel's channels of every group (`channels_per_group` each, groups
+  // after each other as X holds them) in the grouped tiles' order at `to`:
+  // [lane block][channel][group_lanes], zeros past the last group.
+  void (*channels_to_lanes)(const float* from, float* to, std::int64_t channels_per_group, std::int64_t groups);
 };
 
 const DirectConvKernels& direct_conv_kernels_portable() noexcept;

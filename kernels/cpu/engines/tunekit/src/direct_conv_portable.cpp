@@ -23,15 +23,20 @@ struct S {
   static V add(V a, V b) { return a + b; }
   static V max(V a, V b) { return a > b ? a : b; }
   static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V interleave_lo(V a, V b) { return __builtin_shufflevector(a, b, 0, 4, 1, 5); }
+  static V interleave_hi(V a, V b) { return __builtin_shufflevector(a, b, 2, 6, 3, 7); }
+  static V even(V a, V b) { return __builtin_shufflevector(a, b, 0, 2, 4, 6); }
+  static V odd(V a, V b) { return __builtin_shufflevector(a, b, 1, 3, 5, 7); }
 };
 constexpr int kPixels = 6;
+constexpr int kGroupedAccumulators = 12;
 
 #include "direct_conv.inl"
 
 }  // namespace
 
 const DirectConvKernels& direct_conv_kernels_portable() noexcept {
-  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row, depthwise_row};
+  static constexpr DirectConvKernels kernels{kBlockK, kPixels, row, depthwise_row, S::kLanes, {grouped_row<1>, grouped_row<2>, grouped_row<4>}, channels_to_lanes};
   return kernels;
 }
 

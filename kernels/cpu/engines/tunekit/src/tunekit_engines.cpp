@@ -283,7 +283,7 @@ TunekitEngineProvider::TunekitEngineProvider() {
 }
 
 std::string TunekitEngineProvider::catalogue_version() const {
-  return fmt::format("tunekit-{}-engines-3", cpu::kLibraryVersion);
+  return fmt::format("tunekit-{}-engines-4", cpu::kLibraryVersion);
 }
 
 Error register_tunekit_engines(graph::EngineRegistry& registry) {

@@ -83,7 +83,7 @@ class TunekitEngineProvider final : public graph::EngineProvider {
  public:
   TunekitEngineProvider();
   std::string name() const override { return "tunekit"; }
-  // "tunekit-<version>-engines-3": the tunekit_cpu library version and the
+  // "tunekit-<version>-engines-4": the tunekit_cpu library version and the
   // revision of these engines.
   std::string catalogue_version() const override;
   std::vector<std::shared_ptr<const graph::Engine>> engines() const override { return engines_; }
