@@ -168,6 +168,9 @@ const std::vector<ConvCase>& direct_cases() {
       {1, 5, 12, 10, 6, 1, 3, 0, 1, 1, false, false, false}, {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, true, true, true},
       {1, 41, 6, 7, 19, 3, 3, 1, 1, 1, false, true, true},   {1, 4, 3, 3, 16, 5, 5, 2, 1, 1, true, true, false},
       {1, 4, 3, 3, 16, 5, 5, 2, 1, 1, false, true, false},
+      // A last block of exactly one vector of output channels (48 on
+      // AVX-512, 24 on AVX2), summed in parts too (the channel_block knob).
+      {1, 40, 6, 6, 48, 3, 3, 1, 1, 1, true, true, true},    {1, 20, 6, 6, 24, 3, 3, 1, 1, 1, false, true, true},
   };
   return cases;
 }
@@ -185,6 +188,10 @@ const std::vector<ConvCase>& grouped_cases() {
       {1, 40, 9, 13, 40, 3, 3, 1, 2, 1, false, true, false, 40}, {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, true, true, false, 4},
       {1, 24, 5, 4, 24, 5, 5, 2, 1, 1, true, true, true, 24},
       {2, 12, 7, 7, 24, 1, 1, 0, 1, 1, false, false, true, 4},
+      // Depthwise with a last block of exactly one vector on AVX-512 (48
+      // channels: 32 + 16), on AVX2 (40 above: 16 + 16 + 8) and portable (44:
+      // five blocks of 8 and 4).
+      {1, 48, 7, 9, 48, 3, 3, 1, 1, 1, true, true, true, 48},  {2, 44, 5, 6, 44, 3, 3, 1, 1, 1, false, true, false, 44},
   };
   return cases;
 }

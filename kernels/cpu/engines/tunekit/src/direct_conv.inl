@@ -83,10 +83,15 @@ template <int NP>
                                           typename S::V* c0, typename S::V* c1) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
-  // The group's last block: only its valid channels belong to Y.
+  // The group's last block: only its valid channels belong to Y; exactly
+  // the first vector of them is loaded and stored as a vector.
   const bool whole = valid_k == kBlockK;
+  const bool first_vector = valid_k == L;
   float staged[kBlockK];
-  if (a.accumulate) {
+  if (a.accumulate && first_vector) {
+#pragma GCC unroll 16
+    for (int i = 0; i < NP; ++i) c0[i] = S::add(c0[i], S::load(y + i * a.y_pixel_step));
+  } else if (a.accumulate) {
 #pragma GCC unroll 16
     for (int i = 0; i < NP; ++i) {
       const float* yi = y + i * a.y_pixel_step;
@@ -122,6 +127,11 @@ template <int NP>
     }
     return;
   }
+  if (first_vector) {
+#pragma GCC unroll 16
+    for (int i = 0; i < NP; ++i) S::store(y + i * a.y_pixel_step, c0[i]);
+    return;
+  }
   for (int i = 0; i < NP; ++i) {
     S::store(staged, c0[i]);
     S::store(staged + L, c1[i]);
@@ -154,19 +164,26 @@ void row(const DirectConvRow& a) {
   }
 }
 
+// What a depthwise tile's block of channels holds: both vectors, exactly
+// the first (the last block of 144 channels on AVX-512: 16 of 32), or fewer
+// channels than that read through a staged copy.
+enum class BlockPart { WHOLE, FIRST_VECTOR, STAGED };
+
 // Depthwise (one input and one output channel per group): the lanes are
 // channels of one pixel instead, so a tile is NP pixels x block_k channels
 // of channel block `block`, X loaded as vectors, a tap's filter one vector
-// pair. A block of fewer than block_k channels (the last; Whole false) reads
-// X through a staged copy, so that no load goes past the pixel's channels;
-// that copy is a template case of its own, so that the whole blocks keep
-// their sums in registers.
-template <int NP, bool Whole>
+// pair. A block of fewer than block_k channels (the last) loads only its
+// first vector when it holds exactly that, else reads X through a staged
+// copy, so that no load goes past the pixel's channels; each is a template
+// case of its own, so that the whole blocks keep their sums in registers
+// (staging a last block of 16 channels of 144 made it cost as much as the
+// four whole ones).
+template <int NP, BlockPart Part>
 void depthwise_tile(const DirectConvRow& a, std::int64_t first, std::int64_t block) {
   using V = typename S::V;
   constexpr int L = S::kLanes;
   const std::int64_t offset = block * kBlockK;
-  const std::int64_t valid_k = Whole ? kBlockK : a.valid_k;
+  const std::int64_t valid_k = Part == BlockPart::WHOLE ? kBlockK : (Part == BlockPart::FIRST_VECTOR ? L : a.valid_k);
   V c0[NP], c1[NP];
 #pragma GCC unroll 16
   for (int i = 0; i < NP; ++i) {
@@ -189,7 +206,10 @@ void depthwise_tile(const DirectConvRow& a, std::int64_t first, std::int64_t blo
 #pragma GCC unroll 16
     for (int i = 0; i < NP; ++i) {
       V x0, x1;
-      if constexpr (Whole) {
+      if constexpr (Part == BlockPart::FIRST_VECTOR) {
+        c0[i] = S::fma(S::load(x + i * step), w0, c0[i]);
+        continue;
+      } else if constexpr (Part == BlockPart::WHOLE) {
         x0 = S::load(x + i * step);
         x1 = S::load(x + i * step + L);
       } else {
@@ -210,8 +230,13 @@ void depthwise_tile(const DirectConvRow& a, std::int64_t first, std::int64_t blo
 template <int NP>
 void depthwise_pixels(const DirectConvRow& a, std::int64_t first) {
   const std::int64_t whole_blocks = a.valid_k == kBlockK ? a.channel_blocks : a.channel_blocks - 1;
-  for (std::int64_t block = 0; block < whole_blocks; ++block) depthwise_tile<NP, true>(a, first, block);
-  if (whole_blocks < a.channel_blocks) depthwise_tile<NP, false>(a, first, whole_blocks);
+  for (std::int64_t block = 0; block < whole_blocks; ++block) depthwise_tile<NP, BlockPart::WHOLE>(a, first, block);
+  if (whole_blocks == a.channel_blocks) return;
+  if (a.valid_k == S::kLanes) {
+    depthwise_tile<NP, BlockPart::FIRST_VECTOR>(a, first, whole_blocks);
+  } else {
+    depthwise_tile<NP, BlockPart::STAGED>(a, first, whole_blocks);
+  }
 }
 
 template <int NP>
