@@ -8,6 +8,20 @@
 
 inline float max_of(float a, float b) { return a > b ? a : b; }
 
+// The total of N partial sums (N a power of two) by halves: each step adds
+// the upper half onto the lower lane by lane, which the compiler does as
+// vector adds. Added one after the other, each add waited for the last: 64
+// partial sums took about 250 cycles, longer than the vector loop over a row
+// of 768 floats (LayerNorm over 768 at 0.55 of oneDNN's speed on an Emerald
+// Rapids).
+template <int N>
+inline float pairwise_total(float* lanes) {
+  for (int width = N / 2; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+  }
+  return lanes[0];
+}
+
 // exp(x) for x <= 0 in the lanes of a loop: n = round(x / ln 2) by the
 // 1.5 * 2^23 rounding trick, r = x - n ln 2 in two parts (|r| <= ln 2 / 2),
 // exp(r) by its Taylor polynomial to degree 7 (truncation below 1e-8
@@ -42,8 +56,7 @@ float shifted_sum(const float* x, std::int64_t n, float shift) {
   for (; i + kLanes <= n; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] - shift;
   }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  float total = pairwise_total<kLanes>(lanes);
   for (; i < n; ++i) total += x[i] - shift;
   return total;
 }
@@ -57,8 +70,7 @@ float squared_deviation(const float* x, std::int64_t n, float center) {
       lanes[l] += d * d;
     }
   }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  float total = pairwise_total<kLanes>(lanes);
   for (; i < n; ++i) total += (x[i] - center) * (x[i] - center);
   return total;
 }
@@ -86,8 +98,7 @@ RowMoments shifted_moments(const float* x, std::int64_t n) {
       q[l] += d * d;
     }
   }
-  float total = 0, squares = 0;
-  for (int l = 0; l < kMomentLanes; ++l) total += s[l], squares += q[l];
+  float total = pairwise_total<kMomentLanes>(s), squares = pairwise_total<kMomentLanes>(q);
   for (; i < n; ++i) total += x[i] - shift, squares += (x[i] - shift) * (x[i] - shift);
   const float mean_shifted = total / static_cast<float>(n);
   const float variance = squares / static_cast<float>(n) - mean_shifted * mean_shifted;
@@ -107,8 +118,7 @@ float mean_square(const float* x, std::int64_t n) {
   for (; i + kLanes <= n; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] * x[i + l];
   }
-  float total = 0;
-  for (int l = 0; l < kLanes; ++l) total += lanes[l];
+  float total = pairwise_total<kLanes>(lanes);
   for (; i < n; ++i) total += x[i] * x[i];
   return total / static_cast<float>(n);
 }
@@ -125,8 +135,10 @@ float row_max(const float* x, std::int64_t n) {
   for (; i + kLanes <= n; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) lanes[l] = max_of(lanes[l], x[i + l]);
   }
-  float best = x[0];
-  for (int l = 0; l < kLanes; ++l) best = max_of(best, lanes[l]);
+  for (int width = kLanes / 2; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lanes[l] = max_of(lanes[l], lanes[l + width]);
+  }
+  float best = lanes[0];
   for (; i < n; ++i) best = max_of(best, x[i]);
   return best;
 }
