@@ -70,6 +70,9 @@ constexpr double kBorderFractionToCopy = 0.125;
 
 constexpr std::int64_t kWorkspaceAlignment = 64;
 
+// The most groups a lane block of the grouped tiles holds (16 on AVX-512).
+constexpr std::int64_t kMaxGroupLanes = 16;
+
 void* align_up(void* workspace) {
   const auto address = reinterpret_cast<std::uintptr_t>(workspace);
   const auto misalignment = address % kWorkspaceAlignment;
@@ -408,22 +411,37 @@ class DirectConvKernel final : public ExecutionKernel {
 
   // Grouped: [lane block][J-block][tap][c][j][lane] = W[k][c][r][s] for k =
   // group (block * group_lanes + lane) x channels_out + J-block x J + j; 0
-  // past the last group.
+  // past the last group. A transpose of the block's rows of W (one per
+  // group), done through a small tile: 16 consecutive floats of each row
+  // read, then each packed vector (one float of every row) written whole.
+  // Gathering every vector's lanes from rows 9 KiB apart took a third of a
+  // 14 x 14 x 512 (16 per group) convolution's time on one thread, and
+  // scattering single floats 4 KiB apart a fifth.
   void pack_grouped_filter(const float* w, float* packed) const {
+    constexpr std::int64_t kTile = 16;
     const std::int64_t lanes = kernels_.group_lanes, cg = layout_.channels_in, kg = layout_.channels_out;
     const std::int64_t taps = layout_.taps, j_size = layout_.group_j;
+    const std::int64_t row_floats = kg * cg * taps;  // W's floats per group
     cpu::parallel_for(threads_, layout_.lane_blocks, [&](std::int64_t block) {
-      float* out = packed + block * kg * taps * cg * lanes;
-      for (std::int64_t j0 = 0; j0 < kg; j0 += j_size) {
-        for (std::int64_t t = 0; t < taps; ++t) {
-          for (std::int64_t c = 0; c < cg; ++c) {
-            for (std::int64_t j = 0; j < j_size; ++j) {
-              for (std::int64_t lane = 0; lane < lanes; ++lane, ++out) {
-                const std::int64_t g = block * lanes + lane;
-                *out = g < p_.groups ? w[((g * kg + j0 + j) * cg + c) * taps + t] : 0.0f;
-              }
-            }
-          }
+      float* out = packed + block * row_floats * lanes;
+      const std::int64_t groups = std::min(lanes, p_.groups - block * lanes);
+      float tile[kTile][kMaxGroupLanes] = {};
+      // The next element of a row is W[.][c][t] of the group's output
+      // channel k = J-block jb x J + j.
+      std::int64_t jb = 0, j = 0, c = 0, t = 0;
+      for (std::int64_t first = 0; first < row_floats; first += kTile) {
+        const std::int64_t count = std::min(kTile, row_floats - first);
+        for (std::int64_t lane = 0; lane < groups; ++lane) {
+          const float* from = w + (block * lanes + lane) * row_floats + first;
+          for (std::int64_t i = 0; i < count; ++i) tile[i][lane] = from[i];
+        }
+        for (std::int64_t i = 0; i < count; ++i) {
+          std::copy(tile[i], tile[i] + lanes, out + ((jb * taps + t) * cg + c) * j_size * lanes + j * lanes);
+          if (++t < taps) continue;
+          t = 0;
+          if (++c < cg) continue;
+          c = 0;
+          if (++j == j_size) j = 0, ++jb;
         }
       }
     });
