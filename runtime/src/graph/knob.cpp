@@ -94,6 +94,16 @@ std::optional<KnobType> parse_knob_type(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+Knob choice_knob(std::string id, const std::vector<std::string>& values, std::string description) {
+  Knob knob;
+  knob.id = std::move(id);
+  knob.type = KnobType::STRING;
+  if (!values.empty()) knob.default_value = values.front();
+  knob.allowed_values.assign(values.begin(), values.end());
+  knob.description = std::move(description);
+  return knob;
+}
+
 Error validate_knob(const Knob& knob) {
   if (knob.id.empty()) return {ErrorCode::INVALID_VALUE, "a knob has an empty id"};
   if (knob.type == KnobType::STRING && (knob.min_value || knob.max_value || knob.step)) {

@@ -71,6 +71,18 @@ TEST(Knob, TypesDoNotConvertExceptIntegersToDouble) {
   EXPECT_EQ(normalize_knob_value(ratio, 4.5).error().message(), "knob 'ratio' must be at most 4.0, got 4.5");
 }
 
+TEST(Knob, AChoiceKnobDefaultsToItsFirstValueAndAcceptsOnlyItsValues) {
+  const Knob knob = choice_knob("order", {"auto", "rows", "blocks"}, "task order");
+  EXPECT_EQ(knob.id, "order");
+  EXPECT_EQ(knob.type, KnobType::STRING);
+  EXPECT_EQ(knob.default_value, KnobValue(std::string("auto")));
+  EXPECT_EQ(knob.description, "task order");
+  EXPECT_TRUE(validate_knob(knob).is_good());
+  EXPECT_TRUE(normalize_knob_value(knob, std::string("blocks")).ok());
+  EXPECT_FALSE(normalize_knob_value(knob, std::string("columns")).ok());
+  EXPECT_FALSE(normalize_knob_value(knob, std::int64_t{1}).ok());
+}
+
 TEST(Knob, StringKnobsAcceptOnlyAllowedValues) {
   Knob algo;
   algo.id = "algo";

@@ -47,6 +47,9 @@ struct KnobSetting {
   friend bool operator==(const KnobSetting&, const KnobSetting&) = default;
 };
 
+// A STRING knob that takes one of `values`, the first its default.
+Knob choice_knob(std::string id, const std::vector<std::string>& values, std::string description);
+
 // Checks that a knob's own description is coherent (default in range, types
 // agree). Engine registration rejects engines with incoherent knobs.
 Error validate_knob(const Knob& knob);

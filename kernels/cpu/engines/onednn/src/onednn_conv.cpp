@@ -249,15 +249,10 @@ Result<std::unique_ptr<ExecutionKernel>> make_conv(const ConvPattern& p, const K
 }
 
 graph::Knob algorithm_knob() {
-  graph::Knob knob;
-  knob.id = "algorithm";
-  knob.type = graph::KnobType::STRING;
-  knob.default_value = std::string("auto");
-  knob.allowed_values = {std::string("auto"), std::string("direct"), std::string("winograd")};
-  knob.description =
+  return graph::choice_knob(
+      "algorithm", {"auto", "direct", "winograd"},
       "oneDNN's convolution algorithm (auto: oneDNN chooses; winograd: 3x3, stride 1 only, X and Y reordered to and "
-      "from the layout it needs within the execution)";
-  return knob;
+      "from the layout it needs within the execution)");
 }
 
 }  // namespace

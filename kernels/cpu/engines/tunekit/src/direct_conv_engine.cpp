@@ -349,20 +349,30 @@ class DirectConvKernel final : public ExecutionKernel {
     });
   }
 
+  // X's copy with its padding, `floats` per pixel, row by row between the
+  // threads: the padding rows and columns as zeros, and each row's pixels
+  // inside by fill(image, ih, first pixel inside).
+  template <typename FillInside>
+  void copy_rows_with_padding(float* out, std::int64_t floats, FillInside fill) const {
+    const std::int64_t height = x_.h, width = x_.w;
+    cpu::parallel_for(threads_, p_.n * height, [&](std::int64_t padded_row) {
+      const std::int64_t image = padded_row / height, ih = padded_row % height - p_.pad_h;
+      float* to = out + padded_row * width * floats;
+      if (ih < 0 || ih >= p_.h) {
+        std::fill(to, to + width * floats, 0.0f);
+        return;
+      }
+      std::fill(to, to + p_.pad_w * floats, 0.0f);
+      std::fill(to + (p_.pad_w + p_.w) * floats, to + width * floats, 0.0f);
+      fill(image, ih, to + p_.pad_w * floats);
+    });
+  }
+
   // X (NHWC or NCHW) as NHWC with its padding as zeros: [n][h + 2 pad_h]
   // [w + 2 pad_w][c].
   void copy_padded(const float* x, float* out) const {
-    const std::int64_t c = p_.c, height = x_.h, width = x_.w;
-    cpu::parallel_for(threads_, p_.n * height, [&](std::int64_t padded_row) {
-      const std::int64_t image = padded_row / height, ih = padded_row % height - p_.pad_h;
-      float* to = out + padded_row * width * c;
-      if (ih < 0 || ih >= p_.h) {
-        std::fill(to, to + width * c, 0.0f);
-        return;
-      }
-      std::fill(to, to + p_.pad_w * c, 0.0f);
-      std::fill(to + (p_.pad_w + p_.w) * c, to + width * c, 0.0f);
-      float* inside = to + p_.pad_w * c;
+    const std::int64_t c = p_.c;
+    copy_rows_with_padding(out, c, [&](std::int64_t image, std::int64_t ih, float* inside) {
       if (p_.nhwc) {
         const float* from = x + (image * p_.h + ih) * p_.w * c;
         std::copy(from, from + p_.w * c, inside);
@@ -378,18 +388,8 @@ class DirectConvKernel final : public ExecutionKernel {
   // X (NHWC or NCHW) as the grouped tiles read it (DirectLayout::grouped),
   // with its padding as zeros.
   void copy_to_lanes(const float* x, float* out) const {
-    const std::int64_t height = x_.h, width = x_.w, floats = layout_.lane_floats;
-    const std::int64_t lanes = kernels_.group_lanes, cg = layout_.channels_in;
-    cpu::parallel_for(threads_, p_.n * height, [&](std::int64_t padded_row) {
-      const std::int64_t image = padded_row / height, ih = padded_row % height - p_.pad_h;
-      float* to = out + padded_row * width * floats;
-      if (ih < 0 || ih >= p_.h) {
-        std::fill(to, to + width * floats, 0.0f);
-        return;
-      }
-      std::fill(to, to + p_.pad_w * floats, 0.0f);
-      std::fill(to + (p_.pad_w + p_.w) * floats, to + width * floats, 0.0f);
-      float* inside = to + p_.pad_w * floats;
+    const std::int64_t floats = layout_.lane_floats, lanes = kernels_.group_lanes, cg = layout_.channels_in;
+    copy_rows_with_padding(out, floats, [&](std::int64_t image, std::int64_t ih, float* inside) {
       if (p_.nhwc) {
         const float* from = x + (image * p_.h + ih) * p_.w * p_.c;
         for (std::int64_t iw = 0; iw < p_.w; ++iw) {
@@ -402,8 +402,12 @@ class DirectConvKernel final : public ExecutionKernel {
       for (std::int64_t g = 0; g < layout_.lane_blocks * lanes; ++g) {
         for (std::int64_t c = 0; c < cg; ++c) {
           float* lane = inside + (g / lanes * cg + c) * lanes + g % lanes;
+          if (g >= p_.groups) {
+            for (std::int64_t iw = 0; iw < p_.w; ++iw) lane[iw * floats] = 0.0f;
+            continue;
+          }
           const float* channel = from + (g * cg + c) * plane;
-          for (std::int64_t iw = 0; iw < p_.w; ++iw) lane[iw * floats] = g < p_.groups ? channel[iw] : 0.0f;
+          for (std::int64_t iw = 0; iw < p_.w; ++iw) lane[iw * floats] = channel[iw];
         }
       }
     });
@@ -704,29 +708,19 @@ class DirectConvKernel final : public ExecutionKernel {
 };
 
 graph::Knob order_knob() {
-  graph::Knob knob;
-  knob.id = "order";
-  knob.type = graph::KnobType::STRING;
-  knob.default_value = std::string("auto");
-  knob.allowed_values = {std::string("auto"), std::string("rows"), std::string("blocks")};
-  knob.description =
+  return graph::choice_knob(
+      "order", {"auto", "rows", "blocks"},
       "task order: rows (every output channel block of a row in turn), blocks (every row of a block in turn), "
-      "auto (rows when the packed filter is at most 256 KiB); a depthwise convolution always runs by rows";
-  return knob;
+      "auto (rows when the packed filter is at most 256 KiB); a depthwise convolution always runs by rows");
 }
 
 graph::Knob padding_knob() {
-  graph::Knob knob;
-  knob.id = "padding";
-  knob.type = graph::KnobType::STRING;
-  knob.default_value = std::string("auto");
-  knob.allowed_values = {std::string("auto"), std::string("copy"), std::string("in_place")};
-  knob.description =
+  return graph::choice_knob(
+      "padding", {"auto", "copy", "in_place"},
       "copy: X copied into the workspace with its padding as zeros, so that every output pixel runs in a tile; "
       "in_place: the pixels whose taps reach into the padding run one by one with the taps inside; auto: copy "
       "when more than an eighth of the output pixels are such border pixels; a convolution without padding "
-      "refuses copy and in_place";
-  return knob;
+      "refuses copy and in_place");
 }
 
 graph::Knob channel_block_knob() {
@@ -741,17 +735,12 @@ graph::Knob channel_block_knob() {
 }
 
 graph::Knob lanes_knob() {
-  graph::Knob knob;
-  knob.id = "lanes";
-  knob.type = graph::KnobType::STRING;
-  knob.default_value = std::string("auto");
-  knob.allowed_values = {std::string("auto"), std::string("channels"), std::string("groups")};
-  knob.description =
+  return graph::choice_knob(
+      "lanes", {"auto", "channels", "groups"},
       "what a tile's vector lanes hold: channels (output channels of one group), groups (one output channel of "
       "each of consecutive groups, X copied with its channels reordered to match), auto (groups when a group "
       "has at most half a tile's output channels); groups needs a grouped, not depthwise, convolution and "
-      "refuses channel_block, order and padding in_place";
-  return knob;
+      "refuses channel_block, order and padding in_place");
 }
 
 // A depthwise convolution has one input channel per group and runs by rows:
