@@ -7,6 +7,7 @@
 
 #include "candidate_json.hpp"
 #include "child_process.hpp"
+#include "tunekit/core/log.hpp"
 #include "tunekit/core/utf8.hpp"
 #include "tunekit/graph/engine_knob_sweep.hpp"
 
@@ -88,6 +89,13 @@ Result<std::vector<TuneCandidate>> list_tune_candidates(const graph::Graph& g,
     for (const graph::EngineVariant& variant : sweep.variants) {
       TuneCandidate c{variant.engine_id, sweep.engine_name, {}};
       for (const auto& [id, value] : variant.knob_settings) c.knobs.push_back({id, value});
+      // A variant the engine refuses for this graph is no candidate, as
+      // add_engine_variants skips it in one process.
+      if (Error refused = g.check_engine_variant(variant); refused.code() == ErrorCode::NOT_SUPPORTED) {
+        log::info("tune: engine '{}' with {} skipped: {}", c.engine_name, graph::describe_knob_settings(c.knobs),
+                  refused.message());
+        continue;
+      }
       candidates.push_back(std::move(c));
     }
   }

@@ -151,6 +151,22 @@ Error Graph::add_engine_variants(const std::vector<EngineVariant>& variants) {
   return Error::ok();
 }
 
+Error Graph::check_engine_variant(const EngineVariant& variant) const {
+  const Impl& g = *impl_;
+  TUNEKIT_RETURN_IF_ERROR(g.require_built("check_engine_variant"));
+  const Engine* engine = g.registry->find(variant.engine_id);
+  if (!engine) {
+    return {ErrorCode::INVALID_VALUE,
+            fmt::format("check_engine_variant: engine id {} is not registered", variant.engine_id)};
+  }
+  Result<std::vector<KnobSetting>> normalized =
+      normalize_settings(*engine, to_settings(variant.knob_settings), "check_engine_variant");
+  if (!normalized.ok()) return normalized.error();
+  Result<std::int64_t> estimate =
+      detail::estimate_workspace(*engine, g.operation_graph, engine->descriptor().resolve(*normalized));
+  return estimate.ok() ? Error::ok() : estimate.error();
+}
+
 Error Graph::add_engine_sweep(const std::vector<EngineSweepSpec>& specs) {
   Impl& g = *impl_;
   TUNEKIT_RETURN_IF_ERROR(can_add(g, "add_engine_sweep"));

@@ -62,6 +62,7 @@ TEST_F(PlanSpecs, EveryAddCallNeedsABuiltGraph) {
   EXPECT_EQ(graph.add_engine_variants({EngineVariant{10, {}}}).message(), "add_engine_variants" + suffix);
   EXPECT_EQ(graph.add_engine_sweep({EngineSweepSpec{10, {}, {}}}).message(), "add_engine_sweep" + suffix);
   EXPECT_EQ(graph.add_all_engines().message(), "add_all_engines" + suffix);
+  EXPECT_EQ(graph.check_engine_variant({10, {}}).message(), "check_engine_variant" + suffix);
   std::vector<EngineConfigInfo> configs;
   EXPECT_EQ(graph.get_engine_configs(configs).code(), ErrorCode::BAD_STATE);
   EXPECT_EQ(graph.add_engine(10).code(), ErrorCode::BAD_STATE);
@@ -155,6 +156,18 @@ TEST_F(PlanSpecs, VariantsAndSweepsSkipCombinationsTheEngineRefusesForThisGraph)
   const Error single = graph.add_engine(10, {{"tile", 112}});
   EXPECT_EQ(single.code(), ErrorCode::NOT_SUPPORTED);
   EXPECT_EQ(single.message(), "add_engine: tile: 112 has nothing to choose here");
+}
+
+// check_engine_variant says what the batch calls would find, storing nothing.
+TEST_F(PlanSpecs, CheckingAVariantSaysWhatTheBatchCallsWouldFindWithoutStoringIt) {
+  build();
+  EXPECT_TRUE(graph.check_engine_variant({10, {{"tile", 48}}}).is_good());
+  const Error refused = graph.check_engine_variant({10, {{"tile", 112}}});
+  EXPECT_EQ(refused.code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_EQ(refused.message(), "tile: 112 has nothing to choose here");
+  EXPECT_EQ(graph.check_engine_variant({10, {{"tile", 17}}}).code(), ErrorCode::INVALID_VALUE);
+  EXPECT_EQ(graph.check_engine_variant({99, {}}).message(), "check_engine_variant: engine id 99 is not registered");
+  EXPECT_TRUE(graph.plan_specs().empty());
 }
 
 TEST_F(PlanSpecs, BatchCallsThatSkipEverythingSucceed) {

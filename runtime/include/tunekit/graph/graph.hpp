@@ -81,6 +81,13 @@ class Graph {
   // other error (a knob value out of range) stops the batch, the variants
   // before it staying stored.
   Error add_engine_variants(const std::vector<EngineVariant>& variants);
+  // What add_engine_variants would find for one variant without storing it:
+  // NOT_SUPPORTED with the engine's reason where it refuses the knobs for
+  // this graph (the variants a batch call skips), INVALID_VALUE for an
+  // unregistered engine or a bad knob, BAD_STATE before
+  // build_operation_graph, else OK. For lists of candidates
+  // made outside the graph (tune --isolate runs each in its own process).
+  Error check_engine_variant(const EngineVariant& variant) const;
   Error add_engine_sweep(const std::vector<EngineSweepSpec>& specs);
   Error add_all_engines(const std::vector<HeuristicMode>& modes = {HeuristicMode::FALLBACK});
   Error get_estimated_max_workspace_size(std::int64_t& max_size) const;
