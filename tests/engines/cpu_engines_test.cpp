@@ -266,6 +266,33 @@ TEST_F(CpuEngines, TunekitTileKnobsChangeTheConfigurationNotTheResult) {
   for (std::int64_t tile_m : {0, 96, 192}) {
     for (std::int64_t tile_k : {0, 128, 384}) check(kMatmulTunekitEngine, c, {{"tile_m", tile_m}, {"tile_k", tile_k}});
   }
+  // A crossover low enough that the product runs on every thread, and a
+  // tall one of many rows on the session's crossover and below it (with
+  // one hardware thread the knob is refused, as below).
+  const bool team = std::thread::hardware_concurrency() > 1;
+  for (std::int64_t fmas : {0, 262144, 1048576}) {
+    if (fmas > 0 && !team) continue;
+    check(kMatmulTunekitEngine, c, {{"fmas_per_work_unit", fmas}});
+    check(kMatmulTunekitEngine, {1024, 64, 64, false, false, true, Activation::RELU}, {{"fmas_per_work_unit", fmas}});
+    // A batch whose products each get a team at the low crossovers: side
+    // by side when the batch divides between the threads, or one after
+    // another (5 products), each with its bias.
+    check(kMatmulTunekitEngine, {128, 96, 64, false, false, true, Activation::RELU, 6}, {{"fmas_per_work_unit", fmas}});
+    check(kMatmulTunekitEngine, {128, 96, 64, false, true, true, Activation::GELU, 5, true},
+          {{"fmas_per_work_unit", fmas}});
+  }
+  // On one thread the knob has nothing to choose.
+  Graph graph;
+  build(graph, c);
+  ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+  const Engine& engine = *registry_->find(kMatmulTunekitEngine);
+  const KnobValues knobs = engine.descriptor().resolve(
+      {KnobSetting{"threads", std::int64_t{1}}, KnobSetting{"fmas_per_work_unit", std::int64_t{262144}}});
+  Result<std::int64_t> estimate = engine.estimate_workspace(graph.operation_graph(), knobs);
+  ASSERT_FALSE(estimate.ok());
+  EXPECT_EQ(estimate.error().code(), ErrorCode::NOT_SUPPORTED);
+  EXPECT_EQ(estimate.error().message(), "fmas_per_work_unit: the run has one thread");
+  EXPECT_FALSE(engine.compile(graph.operation_graph(), knobs, device_).ok());
 }
 
 TEST_F(CpuEngines, EachOnednnImplementationMatchesTheReferenceAndOnePastTheListIsRefused) {

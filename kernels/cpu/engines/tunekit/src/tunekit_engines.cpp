@@ -96,16 +96,25 @@ class GemmThenEpilogue final : public ExecutionKernel {
   }
 
   // The threads that run the products of a batch side by side, one thread
-  // each: 1 (one product after another, each on its own team) unless one
-  // product is too small for the Gemm to run it on more than one thread and
-  // the batch as a whole is not. Attention's 12 products of 128 x 128 x 64
-  // each ran on one thread, one after another. (A product that takes a
-  // smaller team than the run's keeps it: two products of 8 threads each on
-  // 16 would otherwise run on 2.)
+  // each; 1: one product after another, each on its own team. Side by side
+  // when one product is too small for the Gemm to run it on more than one
+  // thread and the batch as a whole is not (attention's 12 products of
+  // 128 x 128 x 64 each ran on one thread, one after another), and when the
+  // batch has a product for every thread of the whole batch's team and
+  // either divides evenly between them or a product alone would get fewer:
+  // a thread then runs whole products without waiting for the others (with
+  // fmas_per_work_unit 262144, those 12 products each on two threads took
+  // 1.75x the time of running them side by side on an Emerald Rapids). A product that takes a
+  // smaller team than the run's keeps it where the batch is too short to
+  // fill the run's threads: two products of 8 threads each on 16 would
+  // otherwise run on 2.
   int batch_team() const {
-    if (pattern_.batch < 2 || gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads_) > 1) return 1;
-    return static_cast<int>(std::min<std::int64_t>(
-        pattern_.batch, gemm_.team(pattern_.batch * pattern_.m, pattern_.n, pattern_.k, threads_)));
+    if (pattern_.batch < 2) return 1;
+    const int whole = gemm_.team(pattern_.batch * pattern_.m, pattern_.n, pattern_.k, threads_);
+    const int single = gemm_.team(pattern_.m, pattern_.n, pattern_.k, threads_);
+    if (whole <= 1) return 1;
+    if (pattern_.batch >= whole && (single < whole || pattern_.batch % whole == 0)) return whole;
+    return single == 1 ? static_cast<int>(std::min<std::int64_t>(pattern_.batch, whole)) : 1;
   }
 
   // run(index, threads) for every product of the batch; the first error.
@@ -187,6 +196,15 @@ class RowSplit final : public ExecutionKernel {
 
 enum class Strategy { GEMM_THEN_EPILOGUE, ROW_SPLIT };
 
+// With one thread there is no team to start sooner: a candidate that set
+// fmas_per_work_unit would time the defaults again.
+Error check_team_knob(const KnobValues& knobs, int threads) {
+  if (threads <= 1 && knobs.get_int("fmas_per_work_unit", 0) > 0) {
+    return not_supported("fmas_per_work_unit: the run has one thread");
+  }
+  return Error::ok();
+}
+
 // The kernel of `strategy` with the session's Gemm, its tiles overridden by
 // the knobs that set them.
 Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const MatmulPattern& pattern,
@@ -196,6 +214,10 @@ Result<std::unique_ptr<ExecutionKernel>> make_matmul(Strategy strategy, const Ma
   cpu::GemmPackedTuning config = gemm->config();
   if (const std::int64_t tile_m = knobs.get_int("tile_m", 0); tile_m > 0) config.algorithm_tile_m = tile_m;
   if (const std::int64_t tile_k = knobs.get_int("tile_k", 0); tile_k > 0) config.algorithm_tile_k = tile_k;
+  TUNEKIT_RETURN_IF_ERROR(check_team_knob(knobs, threads));
+  if (const std::int64_t fmas = knobs.get_int("fmas_per_work_unit", 0); fmas > 0) {
+    config.parallel_fmas_per_work_unit = fmas;
+  }
   const cpu::GemmKernel configured(config, gemm->widening(), threads);
   if (strategy == Strategy::ROW_SPLIT) {
     return std::unique_ptr<ExecutionKernel>(new RowSplit(pattern, configured, threads));
@@ -212,7 +234,10 @@ Result<MatmulPattern> match_for(Strategy strategy, const graph::OperationGraph& 
 std::shared_ptr<const graph::Engine> matmul_engine(EngineDescriptor descriptor, Strategy strategy) {
   return std::make_shared<PatternEngine<MatmulPattern>>(
       std::move(descriptor), [strategy](const graph::OperationGraph& graph) { return match_for(strategy, graph); },
-      [](const MatmulPattern&, const KnobValues&) -> Result<std::int64_t> { return std::int64_t{0}; },
+      [](const MatmulPattern&, const KnobValues& knobs) -> Result<std::int64_t> {
+        TUNEKIT_RETURN_IF_ERROR(check_team_knob(knobs, static_cast<int>(knobs.get_int("threads", 1))));
+        return std::int64_t{0};
+      },
       [strategy](const MatmulPattern& p, const KnobValues& knobs, int threads) {
         return make_matmul(strategy, p, knobs, threads);
       });
@@ -262,7 +287,14 @@ TunekitEngineProvider::TunekitEngineProvider() {
                         int_choice_knob("tile_m", 0, {0, 96, 192},
                                         "rows of the packed A block (0: the session's algorithm.tile_m)"),
                         int_choice_knob("tile_k", 0, {0, 128, 384},
-                                        "depth of the packed panels (0: the session's algorithm.tile_k)")},
+                                        "depth of the packed panels (0: the session's algorithm.tile_k)"),
+                        // The session's crossover is calibrated on cubes; a product of
+                        // many rows and few columns (1024 x 64 x 64) already ran 1.4x
+                        // faster on 2 threads of an Emerald Rapids where the cubes'
+                        // crossover ran it on one.
+                        int_choice_knob("fmas_per_work_unit", 0, {0, 262144, 1048576},
+                                        "multiply-adds each thread's share must have for the product to run on "
+                                        "more threads (0: the session's parallel.fmas_per_work_unit)")},
                        10,
                        "tunekit's Gemm; a bias and ReLU fused into its tiles, GELU, sigmoid and tanh in a second pass"},
       Strategy::GEMM_THEN_EPILOGUE));
