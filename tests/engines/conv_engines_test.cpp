@@ -524,13 +524,12 @@ TEST_F(ConvEngines, WorkspaceEstimatesEqualWhatCompileReports) {
                                    : c.nhwc ? 0 : c.n * c.h * c.w * c.c;
         // Lanes of groups (auto: groups of at most half a block of output
         // channels): the filter, the bias and X with its padding in whole
-        // lane blocks of groups, each pixel one vector longer.
+        // lane blocks of groups.
         const std::int64_t lanes = block / 2, cg = c.c / c.groups;
         const std::int64_t lane_blocks = (c.groups + lanes - 1) / lanes;
         const bool grouped = !depthwise && c.groups > 1 && 2 * kg <= block;
-        const std::int64_t grouped_floats =
-            lane_blocks * lanes * kg * (c.r * c.s * cg + 1) +
-            c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * (lane_blocks * cg + 1) * lanes;
+        const std::int64_t grouped_floats = lane_blocks * lanes * kg * (c.r * c.s * cg + 1) +
+                                            c.n * (c.h + 2 * c.pad) * (c.w + 2 * c.pad) * lane_blocks * cg * lanes;
         // A cache line more, to align the parts, where there are any.
         const std::int64_t used = (grouped ? grouped_floats : filter + input) * 4;
         EXPECT_EQ(*estimate, used > 0 ? used + 64 : 0) << c.describe();
@@ -562,6 +561,27 @@ TEST_F(ConvEngines, FindRunsTheHeuristicChoiceUntilPrimedAndTheMeasuredOneAfter)
 
   // Another thread count is a choice of its own.
   EXPECT_FALSE(find.measured(graph.operation_graph(), threads + 1));
+}
+
+// Unprimed, CPU_CONV_FIND runs the direct convolution first where its tiles
+// hold every output channel of a group in lanes of groups (at most 4 per
+// group), and the order's first elsewhere: oneDNN's auto.
+TEST_F(ConvEngines, FindsHeuristicRunsTheDirectConvolutionFirstOnGroupsOfFourChannelsOrFewer) {
+  const auto& find = dynamic_cast<const ConvFindEngine&>(*registry_->find(kConvFindEngine));
+  const int threads = static_cast<int>(find.descriptor().resolve({}).get_int("threads"));
+  for (const auto& [c, expected] : std::vector<std::pair<ConvCase, std::string>>{
+           {{1, 64, 9, 9, 64, 3, 3, 1, 1, 1, true, true, true, 16}, "CPU_CONV_TUNEKIT_DIRECT"},
+           {{1, 32, 9, 9, 64, 3, 3, 1, 1, 1, false, true, true, 16}, "CPU_CONV_TUNEKIT_DIRECT"},
+           {{1, 64, 9, 9, 64, 3, 3, 1, 1, 1, true, true, true, 4}, "CPU_CONV_ONEDNN[algorithm=auto]"},
+           {{1, 48, 9, 9, 48, 3, 3, 1, 1, 1, true, true, true, 48}, "CPU_CONV_ONEDNN[algorithm=auto]"},
+           {{1, 16, 9, 9, 16, 3, 3, 1, 1, 1, true, true, true}, "CPU_CONV_ONEDNN[algorithm=auto]"}}) {
+    SCOPED_TRACE(c.describe());
+    Graph graph;
+    build(graph, c);
+    ASSERT_TRUE(graph.build_operation_graph(handle_.get()).is_good());
+    EXPECT_EQ(find.choice(graph.operation_graph(), device_, threads), expected);
+    check(kConvFindEngine, c, {});
+  }
 }
 
 TEST_F(ConvEngines, ExhaustiveAutotuningPrimesFind) {

@@ -123,6 +123,10 @@ Error ConvFindEngine::check_applicable(const OperationGraph& graph, const platfo
 
 std::optional<std::size_t> ConvFindEngine::heuristic(const OperationGraph& graph, const platform::Device& device) const {
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    if (c.first_for && c.first_for(graph) && c.engine->check_applicable(graph, device).is_good()) return i;
+  }
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (candidates_[i].engine->check_applicable(graph, device).is_good()) return i;
   }
   return std::nullopt;

@@ -35,7 +35,7 @@ class FindEngineProvider final : public graph::EngineProvider {
     };
     auto candidate = [](std::shared_ptr<const graph::Engine> e, std::vector<graph::KnobSetting> settings,
                         std::string name) {
-      return ConvFindEngine::Candidate{e, e->descriptor().resolve(settings), std::move(name)};
+      return ConvFindEngine::Candidate{e, e->descriptor().resolve(settings), std::move(name), {}};
     };
     std::vector<ConvFindEngine::Candidate> candidates;
 #if TUNEKIT_HAVE_ONEDNN_ENGINES
@@ -44,6 +44,7 @@ class FindEngineProvider final : public graph::EngineProvider {
     candidates.push_back(candidate(onednn_conv, {{"algorithm", std::string("auto")}}, "CPU_CONV_ONEDNN[algorithm=auto]"));
 #endif
     candidates.push_back(candidate(engine(tunekit, kConvTunekitDirectEngine), {}, "CPU_CONV_TUNEKIT_DIRECT"));
+    candidates.back().first_for = direct_conv_runs_whole_groups_in_lanes;
     candidates.push_back(candidate(engine(tunekit, kConvTunekit1x1Engine), {}, "CPU_CONV_TUNEKIT_1X1"));
     candidates.push_back(candidate(engine(tunekit, kConvTunekitIm2colEngine), {}, "CPU_CONV_TUNEKIT_IM2COL"));
 #if TUNEKIT_HAVE_ONEDNN_ENGINES

@@ -166,11 +166,7 @@ struct DirectLayout {
   bool grouped = false;
   std::int64_t lane_blocks = 0;    // grouped: blocks of group_lanes groups
   int group_j = 1;                 // grouped: output channels per group in a tile (1, 2 or 4)
-  // Grouped: X's copy's floats per pixel, one vector more than its channels
-  // so that pixels are not a power of two of bytes apart: 2 KiB apart (512
-  // channels), the lines a tile reads of its pixels and filter rows fell in
-  // the same few sets of the L1 cache and evicted each other.
-  std::int64_t lane_floats = 0;
+  std::int64_t lane_floats = 0;    // grouped: X's copy's floats per pixel
   std::int64_t bias_floats = 0;    // grouped: the packed bias
   std::int64_t block_floats = 0;   // one block's packed filter
   std::int64_t filter_floats = 0;  // all of them
@@ -203,7 +199,7 @@ struct DirectLayout {
     if (grouped) {
       lane_blocks = (p.groups + kernels.group_lanes - 1) / kernels.group_lanes;
       group_j = channels_out % 4 == 0 ? 4 : (channels_out % 2 == 0 ? 2 : 1);
-      lane_floats = (lane_blocks * channels_in + 1) * kernels.group_lanes;
+      lane_floats = lane_blocks * channels_in * kernels.group_lanes;
       filter_floats = lane_blocks * channels_out * taps * channels_in * kernels.group_lanes;
       bias_floats = lane_blocks * channels_out * kernels.group_lanes;
       padded_copy = true;
@@ -781,6 +777,22 @@ Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
 }
 
 }  // namespace
+
+}  // namespace tunekit::engines::detail
+
+namespace tunekit::engines {
+
+bool direct_conv_runs_whole_groups_in_lanes(const graph::OperationGraph& operation_graph) {
+  Result<ConvPattern> pattern = match_conv(operation_graph);
+  if (!pattern.ok()) return false;
+  const ConvPattern& p = *pattern;
+  const detail::DirectConvKernels& kernels = detail::direct_conv_kernels(cpu::active_isa());
+  return detail::lanes_are_groups(p, kernels, graph::KnobValues{}) && p.k / p.groups <= 4;
+}
+
+}  // namespace tunekit::engines
+
+namespace tunekit::engines::detail {
 
 std::shared_ptr<const graph::Engine> make_direct_conv_engine() {
   return std::make_shared<PatternEngine<ConvPattern>>(

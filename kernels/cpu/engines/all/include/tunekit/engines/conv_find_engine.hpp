@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +31,10 @@ class ConvFindEngine final : public graph::Engine {
     std::shared_ptr<const graph::Engine> engine;
     graph::KnobValues knobs;  // every knob of the engine but threads
     std::string name;         // "CPU_CONV_ONEDNN[algorithm=auto]"
+    // When set and true for a graph, the heuristic picks this candidate
+    // ahead of the order (where it applies): a kind of convolution on which
+    // it was measured faster than the candidates before it.
+    std::function<bool(const graph::OperationGraph&)> first_for;
   };
 
   // Candidates in heuristic order.
