@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include <random>
@@ -215,7 +216,11 @@ TEST_F(ConvEngines, GroupedConvolutionsMatchTheDoubleReferenceOnEveryEngine) {
     for (const ConvCase& c : grouped_cases()) {
       check(kConvTunekitDirectEngine, c, {{"threads", std::int64_t{1}}});
       if (c.pad > 0) {
-        check(kConvTunekitDirectEngine, c, {{"padding", std::string("copy")}});
+        // The tiles of output channels with X copied (lanes of groups copy it
+        // always and refuse the knob; depthwise convolutions have no lanes knob).
+        std::map<std::string, KnobValue> copy{{"padding", std::string("copy")}};
+        if (c.groups > 1 && !(c.c == c.groups && c.k == c.groups)) copy["lanes"] = std::string("channels");
+        check(kConvTunekitDirectEngine, c, copy);
         check(kConvTunekitDirectEngine, c, {{"padding", std::string("in_place")}});
       }
     }
@@ -275,6 +280,9 @@ TEST_F(ConvEngines, DirectRefusesLanesOfGroupsWhereTheyDoNotApply) {
   EXPECT_EQ(refusal(grouped, {groups, {"order", std::string("rows")}}), "lanes groups: runs by rows of lane blocks");
   EXPECT_EQ(refusal(grouped, {groups, {"padding", std::string("in_place")}}),
             "lanes groups: always copies X (with its padding)");
+  const std::string copies = "padding copy: the tiles of lanes of groups always copy X";
+  EXPECT_EQ(refusal(grouped, {{"padding", std::string("copy")}}), copies);
+  EXPECT_EQ(refusal(grouped, {groups, {"padding", std::string("copy")}}), copies);
   // auto keeps the tiles of channels where another knob asks for what only they do.
   check(kConvTunekitDirectEngine, grouped, {{"padding", std::string("in_place")}, {"order", std::string("blocks")}});
 }

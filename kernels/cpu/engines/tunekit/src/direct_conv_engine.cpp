@@ -716,18 +716,13 @@ graph::Knob padding_knob() {
       "copy: X copied into the workspace with its padding as zeros, so that every output pixel runs in a tile; "
       "in_place: the pixels whose taps reach into the padding run one by one with the taps inside; auto: copy "
       "when more than an eighth of the output pixels are such border pixels; a convolution without padding "
-      "refuses copy and in_place");
+      "refuses copy and in_place, and one that runs in lanes of groups (which always copy X) refuses copy");
 }
 
 graph::Knob channel_block_knob() {
-  graph::Knob knob;
-  knob.id = "channel_block";
-  knob.type = graph::KnobType::INT;
-  knob.default_value = std::int64_t{0};
-  knob.allowed_values = {std::int64_t{0}, std::int64_t{16}, std::int64_t{32}, std::int64_t{64}, std::int64_t{128}};
-  knob.description =
-      "input channels summed per pass over a part of the filter, Y holding the partial sums (0: all in one pass)";
-  return knob;
+  return int_choice_knob(
+      "channel_block", 0, {0, 16, 32, 64, 128},
+      "input channels summed per pass over a part of the filter, Y holding the partial sums (0: all in one pass)");
 }
 
 graph::Knob lanes_knob() {
@@ -762,6 +757,11 @@ Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
     return not_supported("lanes: a depthwise convolution has tiles of its own (their lanes are groups)");
   }
   if (lanes == "channels" && p.groups == 1) return not_supported("lanes: this convolution has one group");
+  // Lanes of groups always copy X: copy would time the defaults again.
+  if (knobs.get_string("padding", "auto") == "copy" &&
+      lanes_are_groups(p, direct_conv_kernels(cpu::active_isa()), knobs)) {
+    return not_supported("padding copy: the tiles of lanes of groups always copy X");
+  }
   if (lanes == "groups") {
     if (p.groups == 1) return not_supported("lanes groups: this convolution has one group");
     if (knobs.get_int("channel_block", 0) != 0) return not_supported("lanes groups: sums every channel in one pass");
