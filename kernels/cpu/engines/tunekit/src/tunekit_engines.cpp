@@ -104,10 +104,10 @@ class GemmThenEpilogue final : public ExecutionKernel {
   // either divides evenly between them or a product alone would get fewer:
   // a thread then runs whole products without waiting for the others (with
   // fmas_per_work_unit 262144, those 12 products each on two threads took
-  // 1.75x the time of running them side by side on an Emerald Rapids). A product that takes a
-  // smaller team than the run's keeps it where the batch is too short to
-  // fill the run's threads: two products of 8 threads each on 16 would
-  // otherwise run on 2.
+  // 1.75x the time of running them side by side on an Emerald Rapids). A
+  // product that takes a smaller team than the run's keeps it where the
+  // batch is too short to fill the run's threads: two products of 8 threads
+  // each on 16 would otherwise run on 2.
   int batch_team() const {
     if (pattern_.batch < 2) return 1;
     const int whole = gemm_.team(pattern_.batch * pattern_.m, pattern_.n, pattern_.k, threads_);
@@ -289,9 +289,9 @@ TunekitEngineProvider::TunekitEngineProvider() {
                         int_choice_knob("tile_k", 0, {0, 128, 384},
                                         "depth of the packed panels (0: the session's algorithm.tile_k)"),
                         // The session's crossover is calibrated on cubes; a product of
-                        // many rows and few columns (1024 x 64 x 64) already ran 1.4x
-                        // faster on 2 threads of an Emerald Rapids where the cubes'
-                        // crossover ran it on one.
+                        // many rows and few columns (1024 x 64 x 64) ran 1.4-1.7x faster
+                        // on 2 threads of an Emerald Rapids where the cubes' crossover
+                        // ran it on one.
                         int_choice_knob("fmas_per_work_unit", 0, {0, 262144, 1048576},
                                         "multiply-adds each thread's share must have for the product to run on "
                                         "more threads (0: the session's parallel.fmas_per_work_unit)")},
