@@ -131,15 +131,17 @@ ConvPattern as_read(const ConvPattern& p, bool padded_copy) {
   return read;
 }
 
+// One input and one output channel per group.
+bool is_depthwise(const ConvPattern& p) { return p.c == p.groups && p.k == p.groups; }
+
 // The lanes knob: groups, or with auto, groups of at most half a tile's
 // output channels (the tiles of output channels would leave half their
 // lanes or more idle), where no other knob asks for what only those tiles
 // do. Never for a depthwise convolution, which has tiles of groups already.
 bool lanes_are_groups(const ConvPattern& p, const DirectConvKernels& kernels, const KnobValues& knobs) {
   const std::string lanes = knobs.get_string("lanes", "auto");
-  const std::int64_t channels_in = p.c / p.groups, channels_out = p.k / p.groups;
-  if (lanes != "auto" || (channels_in == 1 && channels_out == 1)) return lanes == "groups";
-  return p.groups > 1 && 2 * channels_out <= kernels.block_k && knobs.get_int("channel_block", 0) == 0 &&
+  if (lanes != "auto" || is_depthwise(p)) return lanes == "groups";
+  return p.groups > 1 && 2 * (p.k / p.groups) <= kernels.block_k && knobs.get_int("channel_block", 0) == 0 &&
          knobs.get_string("order", "auto") == "auto" && knobs.get_string("padding", "auto") != "in_place";
 }
 
@@ -194,7 +196,7 @@ struct DirectLayout {
     channels_out = p.k / p.groups;
     taps = p.r * p.s;
     part = channels_per_part(channels_in, knobs.get_int("channel_block", 0));
-    depthwise = channels_in == 1 && channels_out == 1;
+    depthwise = is_depthwise(p);
     grouped = lanes_are_groups(p, kernels, knobs);
     if (grouped) {
       lane_blocks = (p.groups + kernels.group_lanes - 1) / kernels.group_lanes;
@@ -738,7 +740,7 @@ graph::Knob lanes_knob() {
 // the channel_block and order knobs have nothing to choose there, and a
 // candidate that set them would time the defaults again.
 Error check_depthwise_knobs(const ConvPattern& p, const KnobValues& knobs) {
-  if (p.c != p.groups || p.k != p.groups) return Error::ok();
+  if (!is_depthwise(p)) return Error::ok();
   if (knobs.get_int("channel_block", 0) != 0) {
     return not_supported("channel_block: a depthwise convolution has one input channel per group");
   }
@@ -753,7 +755,7 @@ Error check_depthwise_knobs(const ConvPattern& p, const KnobValues& knobs) {
 Error check_knobs(const ConvPattern& p, const KnobValues& knobs) {
   TUNEKIT_RETURN_IF_ERROR(check_depthwise_knobs(p, knobs));
   const std::string lanes = knobs.get_string("lanes", "auto");
-  if (lanes != "auto" && p.c == p.groups && p.k == p.groups) {
+  if (lanes != "auto" && is_depthwise(p)) {
     return not_supported("lanes: a depthwise convolution has tiles of its own (their lanes are groups)");
   }
   if (lanes == "channels" && p.groups == 1) return not_supported("lanes: this convolution has one group");
