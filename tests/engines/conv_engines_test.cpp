@@ -572,7 +572,7 @@ TEST_F(ConvEngines, FindRunsTheHeuristicChoiceUntilPrimedAndTheMeasuredOneAfter)
 }
 
 // Unprimed, CPU_CONV_FIND runs the direct convolution first where its tiles
-// hold every output channel of a group in lanes of groups (at most 4 per
+// hold every output channel of a group in lanes of groups (1, 2 or 4 per
 // group), and the order's first elsewhere: oneDNN's auto.
 TEST_F(ConvEngines, FindsHeuristicRunsTheDirectConvolutionFirstOnGroupsOfFourChannelsOrFewer) {
   const auto& find = dynamic_cast<const ConvFindEngine&>(*registry_->find(kConvFindEngine));
@@ -580,6 +580,8 @@ TEST_F(ConvEngines, FindsHeuristicRunsTheDirectConvolutionFirstOnGroupsOfFourCha
   for (const auto& [c, expected] : std::vector<std::pair<ConvCase, std::string>>{
            {{1, 64, 9, 9, 64, 3, 3, 1, 1, 1, true, true, true, 16}, "CPU_CONV_TUNEKIT_DIRECT"},
            {{1, 32, 9, 9, 64, 3, 3, 1, 1, 1, false, true, true, 16}, "CPU_CONV_TUNEKIT_DIRECT"},
+           // 3 per group run in tiles of one of them (J = 1): not whole groups.
+           {{1, 48, 9, 9, 48, 3, 3, 1, 1, 1, true, true, true, 16}, "CPU_CONV_ONEDNN[algorithm=auto]"},
            {{1, 64, 9, 9, 64, 3, 3, 1, 1, 1, true, true, true, 4}, "CPU_CONV_ONEDNN[algorithm=auto]"},
            {{1, 48, 9, 9, 48, 3, 3, 1, 1, 1, true, true, true, 48}, "CPU_CONV_ONEDNN[algorithm=auto]"},
            {{1, 16, 9, 9, 16, 3, 3, 1, 1, 1, true, true, true}, "CPU_CONV_ONEDNN[algorithm=auto]"}}) {

@@ -787,9 +787,10 @@ namespace tunekit::engines {
 bool direct_conv_runs_whole_groups_in_lanes(const graph::OperationGraph& operation_graph) {
   Result<ConvPattern> pattern = match_conv(operation_graph);
   if (!pattern.ok()) return false;
-  const ConvPattern& p = *pattern;
-  const detail::DirectConvKernels& kernels = detail::direct_conv_kernels(cpu::active_isa());
-  return detail::lanes_are_groups(p, kernels, graph::KnobValues{}) && p.k / p.groups <= 4;
+  // The layout the defaults give: lanes of groups whose tile width J is all
+  // of a group's output channels (1, 2 or 4 of them).
+  const detail::DirectLayout layout(*pattern, detail::direct_conv_kernels(cpu::active_isa()), graph::KnobValues{});
+  return layout.grouped && layout.group_j == layout.channels_out;
 }
 
 }  // namespace tunekit::engines

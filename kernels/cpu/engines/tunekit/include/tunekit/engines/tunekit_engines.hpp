@@ -78,7 +78,7 @@ graph::Knob threads_knob();
 // An INT knob whose value must be one of `allowed` (which holds the default).
 // Whether CPU_CONV_TUNEKIT_DIRECT with its default knobs runs `graph` (a
 // convolution) in tiles whose lanes are groups with every output channel of
-// a group in one tile (at most 4 per group): there it ran ResNeXt-50's
+// a group in one tile (1, 2 or 4 per group): there it ran ResNeXt-50's
 // 56 x 56 x 128 convolution of 32 groups 2.6x as fast as oneDNN's, which
 // CPU_CONV_FIND's heuristic otherwise tries first. False for any other graph.
 bool direct_conv_runs_whole_groups_in_lanes(const graph::OperationGraph& graph);
